@@ -1,0 +1,23 @@
+package io.jdat;
+
+/**
+ * {@code DAT_ASYNCH_ERROR_EVENT_DATA}: the affected object (the IA for unaffiliated errors, else
+ * the EP, EVD, SRQ, LMR, RMR or PZ) and an {@link AsyncErrorReason} for its kind.
+ */
+public final class AsyncErrorEventData
+{
+    public DatHandle datHandle;
+    public int reason;
+
+    public void set(final DatHandle handle, final int reason)
+    {
+        this.datHandle = handle;
+        this.reason = reason;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ASYNC[reason=" + reason + "]";
+    }
+}

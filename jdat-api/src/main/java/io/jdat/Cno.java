@@ -1,0 +1,26 @@
+package io.jdat;
+
+/**
+ * A consumer notification object ({@code DAT_CNO_HANDLE}): one place to block on several EVDs
+ * of one IA. It carries no events; the EVD it returns is a hint, so poll every EVD feeding it.
+ */
+public interface Cno extends DatHandle
+{
+    /** {@code dat_cno_free}; {@code DAT_INVALID_STATE} while an EVD references it or a thread waits. */
+    void free();
+
+    /** {@code dat_cno_query}. */
+    void query(long cnoParamMask, CnoParam param);
+
+    /**
+     * {@code dat_cno_wait}: blocks until an EVD feeding this CNO notifies.
+     *
+     * @param evd receives the notifying EVD (a hint), or {@code null} when released because the
+     *     IA was closed or every EVD of this CNO was freed
+     * @return {@link DatStatus#SUCCESS}, or {@link DatStatus#QUEUE_EMPTY} when the timeout expired
+     */
+    DatStatus wait(long timeoutMicros, DatOut<EventDispatcher> evd);
+
+    /** {@code dat_cno_modify_agent}; {@link OsWaitProxyAgent#NULL} detaches. */
+    void modifyAgent(OsWaitProxyAgent agent);
+}

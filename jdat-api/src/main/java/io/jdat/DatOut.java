@@ -1,0 +1,27 @@
+package io.jdat;
+
+/**
+ * An OUT (or INOUT) handle argument: a consumer-allocated reference the provider writes, as
+ * C passes {@code DAT_EVD_HANDLE *}.
+ *
+ * @param <T> the handle type
+ */
+public final class DatOut<T>
+{
+    public T value;
+
+    public DatOut()
+    {
+    }
+
+    public DatOut(final T value)
+    {
+        this.value = value;
+    }
+
+    @Override
+    public String toString()
+    {
+        return String.valueOf(value);
+    }
+}

@@ -1,0 +1,154 @@
+package io.jdat;
+
+/**
+ * The subtype part of a {@code DAT_RETURN} (bits 15..0), numbered exactly as in uDAPL 1.2's
+ * {@code dat_error.h} (an implicit enum from 0). DAT 2.0 renumbered these by inserting
+ * {@code DAT_INVALID_HANDLE_CSP}; this is the 1.2 numbering.
+ */
+public enum DatReturnSubtype
+{
+    NO_SUBTYPE(0),
+    SUB_INTERRUPTED(1),
+    RESOURCE_MEMORY(2),
+    RESOURCE_DEVICE(3),
+    RESOURCE_TEP(4),
+    RESOURCE_TEVD(5),
+    RESOURCE_PROTECTION_DOMAIN(6),
+    RESOURCE_MEMORY_REGION(7),
+    RESOURCE_ERROR_HANDLER(8),
+    RESOURCE_CREDITS(9),
+    RESOURCE_SRQ(10),
+    INVALID_HANDLE_IA(11),
+    INVALID_HANDLE_EP(12),
+    INVALID_HANDLE_LMR(13),
+    INVALID_HANDLE_RMR(14),
+    INVALID_HANDLE_PZ(15),
+    INVALID_HANDLE_PSP(16),
+    INVALID_HANDLE_RSP(17),
+    INVALID_HANDLE_CR(18),
+    INVALID_HANDLE_CNO(19),
+    INVALID_HANDLE_EVD_CR(20),
+    INVALID_HANDLE_EVD_REQUEST(21),
+    INVALID_HANDLE_EVD_RECV(22),
+    INVALID_HANDLE_EVD_CONN(23),
+    INVALID_HANDLE_EVD_ASYNC(24),
+    INVALID_HANDLE_SRQ(25),
+    INVALID_HANDLE1(26),
+    INVALID_HANDLE2(27),
+    INVALID_HANDLE3(28),
+    INVALID_HANDLE4(29),
+    INVALID_HANDLE5(30),
+    INVALID_HANDLE6(31),
+    INVALID_HANDLE7(32),
+    INVALID_HANDLE8(33),
+    INVALID_HANDLE9(34),
+    INVALID_HANDLE10(35),
+    INVALID_ARG1(36),
+    INVALID_ARG2(37),
+    INVALID_ARG3(38),
+    INVALID_ARG4(39),
+    INVALID_ARG5(40),
+    INVALID_ARG6(41),
+    INVALID_ARG7(42),
+    INVALID_ARG8(43),
+    INVALID_ARG9(44),
+    INVALID_ARG10(45),
+    INVALID_STATE_EP_UNCONNECTED(46),
+    INVALID_STATE_EP_ACTCONNPENDING(47),
+    INVALID_STATE_EP_PASSCONNPENDING(48),
+    INVALID_STATE_EP_TENTCONNPENDING(49),
+    INVALID_STATE_EP_CONNECTED(50),
+    INVALID_STATE_EP_DISCONNECTED(51),
+    INVALID_STATE_EP_RESERVED(52),
+    INVALID_STATE_EP_COMPLPENDING(53),
+    INVALID_STATE_EP_DISCPENDING(54),
+    INVALID_STATE_EP_PROVIDERCONTROL(55),
+    INVALID_STATE_EP_NOTREADY(56),
+    INVALID_STATE_EP_RECV_WATERMARK(57),
+    INVALID_STATE_EP_PZ(58),
+    INVALID_STATE_EP_EVD_REQUEST(59),
+    INVALID_STATE_EP_EVD_RECV(60),
+    INVALID_STATE_EP_EVD_CONNECT(61),
+    INVALID_STATE_EP_UNCONFIGURED(62),
+    INVALID_STATE_EP_UNCONFRESERVED(63),
+    INVALID_STATE_EP_UNCONFPASSIVE(64),
+    INVALID_STATE_EP_UNCONFTENTATIVE(65),
+    INVALID_STATE_CNO_IN_USE(66),
+    INVALID_STATE_CNO_DEAD(67),
+    INVALID_STATE_EVD_OPEN(68),
+    INVALID_STATE_EVD_ENABLED(69),
+    INVALID_STATE_EVD_DISABLED(70),
+    INVALID_STATE_EVD_WAITABLE(71),
+    INVALID_STATE_EVD_UNWAITABLE(72),
+    INVALID_STATE_EVD_IN_USE(73),
+    INVALID_STATE_EVD_CONFIG_NOTIFY(74),
+    INVALID_STATE_EVD_CONFIG_SOLICITED(75),
+    INVALID_STATE_EVD_CONFIG_THRESHOLD(76),
+    INVALID_STATE_EVD_WAITER(77),
+    INVALID_STATE_EVD_ASYNC(78),
+    INVALID_STATE_IA_IN_USE(79),
+    INVALID_STATE_LMR_IN_USE(80),
+    INVALID_STATE_LMR_FREE(81),
+    INVALID_STATE_PZ_IN_USE(82),
+    INVALID_STATE_PZ_FREE(83),
+    INVALID_STATE_SRQ_OPERATIONAL(84),
+    INVALID_STATE_SRQ_ERROR(85),
+    INVALID_STATE_SRQ_IN_USE(86),
+    PRIVILEGES_READ(87),
+    PRIVILEGES_WRITE(88),
+    PRIVILEGES_RDMA_READ(89),
+    PRIVILEGES_RDMA_WRITE(90),
+    PROTECTION_READ(91),
+    PROTECTION_WRITE(92),
+    PROTECTION_RDMA_READ(93),
+    PROTECTION_RDMA_WRITE(94),
+    INVALID_ADDRESS_UNSUPPORTED(95),
+    INVALID_ADDRESS_UNREACHABLE(96),
+    INVALID_ADDRESS_MALFORMED(97),
+    NAME_NOT_REGISTERED(98),
+    MAJOR_NOT_FOUND(99),
+    MINOR_NOT_FOUND(100),
+    THREAD_SAFETY_NOT_FOUND(101),
+    INVALID_RO_COOKIE(102);
+
+    private static final DatReturnSubtype[] VALUES = values();
+
+    private final int value;
+
+    DatReturnSubtype(final int value)
+    {
+        this.value = value;
+    }
+
+    /** The numeric value (bits 15..0 of a return value). */
+    public int value()
+    {
+        return value;
+    }
+
+    /** The C identifier, for example {@code DAT_INVALID_HANDLE_EP}. */
+    public String cName()
+    {
+        return "DAT_" + name();
+    }
+
+    /**
+     * The subtype with this value, or {@code null} if uDAPL 1.2 defines none.
+     *
+     * @param value the subtype bits of a return value, {@code value & 0xFFFF}
+     */
+    public static DatReturnSubtype fromValue(final int value)
+    {
+        return value >= 0 && value < VALUES.length ? VALUES[value] : null;
+    }
+
+    /** {@code DAT_INVALID_ARGn}: the n-th argument (1..10) was invalid. */
+    public static DatReturnSubtype invalidArg(final int n)
+    {
+        if (n < 1 || n > 10)
+        {
+            throw new IllegalArgumentException("argument number " + n);
+        }
+        return VALUES[INVALID_ARG1.value + n - 1];
+    }
+}

@@ -1,0 +1,11 @@
+package io.jdat;
+
+/** {@code DAT_SERVICE_TYPE}: uDAPL 1.2 defines reliable connections only. */
+public final class ServiceType
+{
+    public static final int RC = 0;
+
+    private ServiceType()
+    {
+    }
+}

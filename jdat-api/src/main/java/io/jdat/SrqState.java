@@ -1,0 +1,19 @@
+package io.jdat;
+
+/** {@code DAT_SRQ_STATE}. */
+public enum SrqState
+{
+    OPERATIONAL(0), ERROR(1);
+
+    private final int value;
+
+    SrqState(final int value)
+    {
+        this.value = value;
+    }
+
+    public int value()
+    {
+        return value;
+    }
+}
