@@ -1,0 +1,52 @@
+package io.jdat.engine.channel;
+
+/**
+ * One established connection, as the engine sends on it. Messages leave in the order they are
+ * posted.
+ */
+public interface Channel
+{
+    /**
+     * Queues a message for transmission. Never blocks and never calls back into the engine (so
+     * it may be called under an endpoint lock to keep sequence numbers in order). The message
+     * object and the memory it describes stay the engine's responsibility until
+     * {@link ChannelHandler#onSent} is called for it; after the channel closed, the channel never
+     * touches it again.
+     */
+    void post(OutboundMessage message);
+
+    /** Moves queued messages forward; may run callbacks on the calling thread. */
+    void flush();
+
+    /** The largest payload the channel puts in one segment (for diagnostics). */
+    int maxSegmentPayload();
+
+    /**
+     * Whether {@link ChannelHandler#onSent} means the peer has validated and placed the message
+     * (in-process and shared-memory channels) rather than only that the bytes left this side
+     * (network channels).
+     */
+    boolean sentMeansPlaced();
+
+    /**
+     * Sends a Terminate after the messages already posted, then closes the connection. The
+     * peer's handler gets {@link ChannelHandler#onTerminate} and then
+     * {@link ChannelHandler#onClosed} with {@link CloseReason#BROKEN}; this side's handler gets
+     * {@code onClosed(BROKEN)}.
+     */
+    void terminate(TerminateInfo info);
+
+    /**
+     * Closes gracefully: after every posted message has left, the connection closes; both
+     * handlers then get {@link ChannelHandler#onClosed} ({@link CloseReason#LOCAL_CLOSE} here,
+     * {@link CloseReason#PEER_CLOSED} there).
+     */
+    void disconnect();
+
+    /**
+     * Closes at once, dropping queued messages (the engine flushes its own work requests). This
+     * side's handler gets no further callback except possibly one in progress; the peer gets
+     * {@code onClosed(PEER_CLOSED)}. Never blocks.
+     */
+    void abort();
+}

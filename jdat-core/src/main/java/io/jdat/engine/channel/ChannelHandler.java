@@ -1,0 +1,43 @@
+package io.jdat.engine.channel;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The engine side of one connection: incoming segments, transmission progress, and the end of
+ * the connection. A segment's payload is {@code len} bytes of {@code src} at {@code off}; it is
+ * valid only during the call. A method returns false when the engine rejected the segment and
+ * terminated the connection; the transport then delivers nothing more.
+ */
+public interface ChannelHandler
+{
+    /**
+     * An untagged segment on queue 0: part of a Send.
+     *
+     * @param msn       the message sequence number of the Send (from 1, per connection)
+     * @param mo        the segment's offset within the message
+     * @param last      the last segment of the message
+     * @param solicited Send with Solicited Event
+     */
+    boolean onSend(int msn, int mo, boolean last, boolean solicited, MemorySegment src, long off, int len);
+
+    /** A tagged segment of an RDMA Write into {@code stag} at {@code to}. */
+    boolean onWrite(int stag, long to, boolean last, MemorySegment src, long off, int len);
+
+    /**
+     * An RDMA Read Request (queue 1): read {@code size} bytes at {@code srcStag}/{@code srcTo} of
+     * this side and return them to {@code sinkStag}/{@code sinkTo} of the requester.
+     */
+    boolean onReadRequest(int msn, int sinkStag, long sinkTo, int size, int srcStag, long srcTo);
+
+    /** A tagged segment of an RDMA Read Response into the requester's {@code stag} at {@code to}. */
+    boolean onReadResponse(int stag, long to, boolean last, MemorySegment src, long off, int len);
+
+    /** The peer sent a Terminate; {@link #onClosed} follows. */
+    void onTerminate(TerminateInfo info);
+
+    /** A posted message was transmitted (see {@link Channel#sentMeansPlaced()}); in post order. */
+    void onSent(OutboundMessage message);
+
+    /** The connection is gone. Called once. */
+    void onClosed(CloseReason reason);
+}

@@ -1,0 +1,12 @@
+/**
+ * The software RDMA engine that implements DAT for every software transport, the channel SPI
+ * that transports implement, and the embedded {@code loopback} transport.
+ */
+module io.jdat.core
+{
+    requires transitive io.jdat.api;
+    requires org.jctools.core;
+
+    // exports io.jdat.engine; (added with the engine)
+    exports io.jdat.engine.channel;
+}
