@@ -7,6 +7,8 @@ module io.jdat.core
     requires transitive io.jdat.api;
     requires org.jctools.core;
 
-    // exports io.jdat.engine; (added with the engine)
+    exports io.jdat.engine;
     exports io.jdat.engine.channel;
+
+    provides io.jdat.spi.DatProviderLibrary with io.jdat.loopback.LoopbackLibrary;
 }

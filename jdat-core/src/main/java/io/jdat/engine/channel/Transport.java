@@ -15,4 +15,14 @@ public interface Transport
      * {@link TransportPort#close()} ends.
      */
     TransportPort open(TransportContext context);
+
+    /**
+     * Checks memory a consumer registers as {@code DAT_MEM_TYPE_SHARED_VIRTUAL}.
+     *
+     * @throws io.jdat.DatException {@code DAT_INVALID_STATE} if this transport cannot treat it
+     *     as shared with other processes
+     */
+    default void checkSharedMemory(final java.lang.foreign.MemorySegment memory, final byte[] cookie)
+    {
+    }
 }

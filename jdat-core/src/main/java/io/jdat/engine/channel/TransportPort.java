@@ -10,6 +10,12 @@ public interface TransportPort
     /** The address peers connect to. */
     IaAddress address();
 
+    /** Transport-specific IA attributes ({@code transport_attr} of {@code dat_ia_query}). */
+    default java.util.List<io.jdat.NamedAttr> attributes()
+    {
+        return java.util.List.of();
+    }
+
     /** The most private data a connect or accept may carry on this transport. */
     int maxPrivateDataSize();
 

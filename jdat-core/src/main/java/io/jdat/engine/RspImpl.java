@@ -1,0 +1,200 @@
+package io.jdat.engine;
+
+import io.jdat.DatReturnSubtype;
+import io.jdat.Endpoint;
+import io.jdat.EventDispatcher;
+import io.jdat.HandleType;
+import io.jdat.ReservedServicePoint;
+import io.jdat.RspParam;
+import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.engine.channel.ListenHandler;
+import io.jdat.engine.channel.Listener;
+
+/**
+ * A reserved service point: a one-shot listener bound to one endpoint. After its one request it
+ * stops listening (later requests are refused as if nobody listened), but the handle stays valid
+ * until {@code dat_rsp_free}, and the CR event names it.
+ */
+final class RspImpl extends EngineObject implements ReservedServicePoint, ListenHandler
+{
+    final long connQual;
+    final EvdImpl evd;
+    private EpImpl ep;
+    private volatile Listener listener;
+    private boolean used;
+
+    private RspImpl(final IaImpl ia, final long connQual, final EvdImpl evd, final EpImpl ep)
+    {
+        super(ia, HandleType.RSP);
+        this.connQual = connQual;
+        this.evd = evd;
+        this.ep = ep;
+    }
+
+    static RspImpl create(final IaImpl ia, final long connQual, final Endpoint epHandle,
+        final EventDispatcher evdHandle)
+    {
+        final RspImpl rsp;
+        synchronized (ia.lock)
+        {
+            ia.checkLive();
+            final EpImpl ep = cast(epHandle, EpImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_EP, true, "ep_handle");
+            final EvdImpl evd = PspImpl.crEvd(ia, evdHandle);
+            ia.checkLimit(HandleType.RSP, ia.config.maxRsps, DatReturnSubtype.NO_SUBTYPE, "RSPs");
+            rsp = new RspImpl(ia, connQual, evd, ep);
+            if (ep != null)
+            {
+                ep.reserveFor(rsp);
+            }
+            ia.register(rsp, ia.config.maxRsps, DatReturnSubtype.NO_SUBTYPE, "RSPs");
+            evd.streamRefs++;
+            evd.otherStreams++;
+        }
+        try
+        {
+            rsp.listener = ia.port().listen(connQual, rsp);
+        }
+        catch (final RuntimeException e)
+        {
+            synchronized (ia.lock)
+            {
+                rsp.release();
+            }
+            throw e;
+        }
+        return rsp;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype()
+    {
+        return DatReturnSubtype.INVALID_HANDLE_RSP;
+    }
+
+    @Override
+    public boolean onRequest(final IncomingRequest request)
+    {
+        final Listener l;
+        synchronized (ia.lock)
+        {
+            if (isDestroyed() || used)
+            {
+                return false;
+            }
+            if (ep != null && ep.state() != io.jdat.EpState.RESERVED)
+            {
+                return false;
+            }
+            EpImpl target = ep;
+            if (target == null)
+            {
+                try
+                {
+                    target = EpImpl.createForRequest(ia, request);
+                }
+                catch (final io.jdat.DatException e)
+                {
+                    return false;
+                }
+            }
+            final CrImpl cr = new CrImpl(ia, this, request, target);
+            ia.register(cr, Integer.MAX_VALUE, DatReturnSubtype.NO_SUBTYPE, "CRs");
+            if (!evd.postConnectionRequest(this, ia.port().address(), connQual, cr))
+            {
+                // backlog full: refuse, and leave the endpoint reserved
+                cr.markDestroyed();
+                ia.forget(cr);
+                if (ep == null)
+                {
+                    target.destroy().run();
+                    ia.forget(target);
+                }
+                return false;
+            }
+            if (ep != null)
+            {
+                // the consumer's accept takes the IA lock, so it cannot see the CR before this
+                target.requestArrived(cr);
+            }
+            else
+            {
+                target.cr = cr;
+            }
+            used = true;
+            l = listener;
+        }
+        // one request only: stop listening
+        if (l != null)
+        {
+            l.close();
+        }
+        return true;
+    }
+
+    /** The reserved endpoint was destroyed (IA close). */
+    void endpointGone()
+    {
+        synchronized (ia.lock)
+        {
+            ep = null;
+        }
+    }
+
+    @Override
+    public void free()
+    {
+        final Listener l;
+        synchronized (ia.lock)
+        {
+            checkLive();
+            l = listener;
+            release();
+        }
+        if (l != null)
+        {
+            l.close();
+        }
+    }
+
+    /** Forgets this RSP; an endpoint still only reserved goes back to the consumer. IA lock held. */
+    private void release()
+    {
+        markDestroyed();
+        evd.streamRefs--;
+        evd.otherStreams--;
+        if (ep != null)
+        {
+            ep.unreserve();
+        }
+        ia.forget(this);
+    }
+
+    Runnable destroy()
+    {
+        markDestroyed();
+        evd.streamRefs--;
+        evd.otherStreams--;
+        final Listener l = listener;
+        return () ->
+        {
+            if (l != null)
+            {
+                l.close();
+            }
+        };
+    }
+
+    @Override
+    public void query(final long rspParamMask, final RspParam param)
+    {
+        checkLive();
+        Errors.checkQuery(rspParamMask, RspParam.FIELD_ALL, param, 3);
+        if (param != null)
+        {
+            param.iaHandle = ia;
+            param.connQual = connQual;
+            param.evdHandle = evd;
+            param.epHandle = ep;
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package io.jdat.loopback;
+
+import io.jdat.engine.channel.Channel;
+import io.jdat.engine.channel.ChannelHandler;
+import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
+
+/**
+ * One end of a loopback connection. Messages posted here wait in a lock-free queue; whoever
+ * calls {@link #flush()} first (the poster, usually) delivers them, in order, to the other end's
+ * handler: the bytes go straight from the sender's registered memory to the receiver's engine,
+ * which validates and places them, and then this end's handler hears that the message was sent.
+ * Exactly one thread delivers at a time; a thread that finds another one delivering leaves its
+ * messages to it.
+ */
+final class LoopbackChannel implements Channel
+{
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+    /** Segment payloads are delivered in pieces of at most this many bytes (the int of the SPI). */
+    private static final long MAX_PIECE = 1L << 30;
+    private static final Object CLOSE = new Object();
+
+    private record Terminate(TerminateInfo info)
+    {
+    }
+
+    final LoopbackLink link;
+    final ChannelHandler handler;
+    LoopbackChannel peer;
+    private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
+    private final ReentrantLock delivering = new ReentrantLock();
+    /** This end's handler knows the connection is up: the peer may deliver to it. */
+    private volatile boolean ready;
+
+    LoopbackChannel(final LoopbackLink link, final ChannelHandler handler)
+    {
+        this.link = link;
+        this.handler = handler;
+    }
+
+    void ready()
+    {
+        ready = true;
+        peer.flush();
+    }
+
+    @Override
+    public void post(final OutboundMessage message)
+    {
+        if (!link.isClosed())
+        {
+            outbound.offer(message);
+        }
+    }
+
+    @Override
+    public void flush()
+    {
+        while (!outbound.isEmpty() && peer.ready && !link.isClosed())
+        {
+            if (!delivering.tryLock())
+            {
+                // the thread delivering will see our messages: it re-checks after letting go
+                return;
+            }
+            try
+            {
+                deliverAll();
+            }
+            finally
+            {
+                delivering.unlock();
+            }
+        }
+    }
+
+    private void deliverAll()
+    {
+        Object m;
+        while (!link.isClosed() && (m = outbound.poll()) != null)
+        {
+            if (m == CLOSE)
+            {
+                link.close(this, CloseReason.LOCAL_CLOSE, CloseReason.PEER_CLOSED);
+                return;
+            }
+            if (m instanceof Terminate t)
+            {
+                peer.handler.onTerminate(t.info());
+                link.close(this, CloseReason.BROKEN, CloseReason.BROKEN);
+                return;
+            }
+            final OutboundMessage om = (OutboundMessage) m;
+            if (!deliver(om))
+            {
+                // the peer rejected it and is terminating the connection
+                return;
+            }
+            handler.onSent(om);
+        }
+    }
+
+    private boolean deliver(final OutboundMessage m)
+    {
+        final ChannelHandler to = peer.handler;
+        final int opcode = m.opcode();
+        if (opcode == RdmapOpcode.RDMA_READ_REQUEST)
+        {
+            return to.onReadRequest(m.msn(), m.stag(), m.to(), m.readSize(), m.srcStag(), m.srcTo());
+        }
+        final int n = m.payloadSegments();
+        if (n == 0)
+        {
+            return segment(to, m, opcode, 0, true, EMPTY, 0, 0);
+        }
+        long at = 0;
+        for (int i = 0; i < n; i++)
+        {
+            final MemorySegment mem = m.payloadMemory(i);
+            final long off = m.payloadOffset(i);
+            final long len = m.payloadLength(i);
+            long done = 0;
+            do
+            {
+                final int piece = (int) Math.min(len - done, MAX_PIECE);
+                final boolean last = i == n - 1 && done + piece == len;
+                if (!segment(to, m, opcode, at, last, mem, off + done, piece))
+                {
+                    return false;
+                }
+                done += piece;
+                at += piece;
+            }
+            while (done < len);
+        }
+        return true;
+    }
+
+    private static boolean segment(final ChannelHandler to, final OutboundMessage m, final int opcode, final long at,
+        final boolean last, final MemorySegment mem, final long off, final int len)
+    {
+        return switch (opcode)
+        {
+            case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> to.onSend(m.msn(), (int) at, last,
+                opcode == RdmapOpcode.SEND_WITH_SE, mem, off, len);
+            case RdmapOpcode.RDMA_WRITE -> to.onWrite(m.stag(), m.to() + at, last, mem, off, len);
+            case RdmapOpcode.RDMA_READ_RESPONSE -> to.onReadResponse(m.stag(), m.to() + at, last, mem, off, len);
+            default -> throw new IllegalArgumentException("opcode " + opcode);
+        };
+    }
+
+    @Override
+    public int maxSegmentPayload()
+    {
+        return (int) MAX_PIECE;
+    }
+
+    @Override
+    public boolean sentMeansPlaced()
+    {
+        return true;
+    }
+
+    @Override
+    public void terminate(final TerminateInfo info)
+    {
+        if (!link.isClosed())
+        {
+            outbound.offer(new Terminate(info));
+            flushForClose(CloseReason.BROKEN, CloseReason.BROKEN);
+        }
+    }
+
+    @Override
+    public void disconnect()
+    {
+        if (!link.isClosed())
+        {
+            outbound.offer(CLOSE);
+            flushForClose(CloseReason.LOCAL_CLOSE, CloseReason.PEER_CLOSED);
+        }
+    }
+
+    /**
+     * A close marker must be delivered even if the peer never became ready (it cannot wait for
+     * a handler that is not there).
+     */
+    private void flushForClose(final CloseReason here, final CloseReason there)
+    {
+        if (peer.ready)
+        {
+            flush();
+            return;
+        }
+        link.close(this, here, there);
+    }
+
+    @Override
+    public void abort()
+    {
+        link.close(this, null, CloseReason.PEER_CLOSED);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "LoopbackChannel[" + (link.isClosed() ? "closed" : "open") + "]";
+    }
+}
