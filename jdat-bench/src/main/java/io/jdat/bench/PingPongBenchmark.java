@@ -24,12 +24,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Round trip of a small message between two threads: jdat Send/Recv over loopback (the echo
+ * Round trip of a small message between two threads: jdat Send/Recv over loopback (an echo
  * thread answers each receive with a Send; completions of the Sends are suppressed), beside the
  * baseline of the same bytes handed between two threads through JCTools SPSC queues with one
- * {@code MemorySegment.copy} per hop, as the loopback channel does.
+ * {@code MemorySegment.copy} per hop, as the loopback channel does. Each benchmark runs only its
+ * own echo thread (two spinning threads on this 2-core machine, never three).
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -39,125 +39,148 @@ public class PingPongBenchmark
 {
     private static final int DEPTH = 16;
 
-    @Param({"64"})
-    public int size;
-
-    // jdat
-    private LoopbackRig rig;
-    private Thread echo;
-    private volatile boolean running;
-    private final DatEvent event = new DatEvent();
-    private LmrTriplet[] ping;
-    private LmrTriplet[] pingRecv;
-
-    // baseline
-    private SpscAtomicArrayQueue<MemorySegment> toEcho;
-    private SpscAtomicArrayQueue<MemorySegment> toPing;
-    private Arena arena;
-    private MemorySegment pingSrc;
-    private MemorySegment pingDst;
-    private MemorySegment pingSlot;
-    private Thread baselineEcho;
-
-    @Setup(Level.Trial)
-    public void setup()
+    /** jdat: two connected loopback endpoints and an echo thread. */
+    @State(Scope.Benchmark)
+    public static class Jdat
     {
-        rig = new LoopbackRig(1 << 16, DEPTH);
-        ping = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 0, size)};
-        pingRecv = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 4096, size)};
-        final LmrTriplet[] pong = {LmrTriplet.of(rig.serverLmr, 0, size)};
-        final LmrTriplet[] pongRecv = {LmrTriplet.of(rig.serverLmr, 4096, size)};
-        for (int i = 0; i < DEPTH; i++)
-        {
-            rig.client.postRecv(1, pingRecv, i, 0);
-            rig.server.postRecv(1, pongRecv, i, 0);
-        }
-        running = true;
-        echo = new Thread(() ->
-        {
-            final DatEvent ev = new DatEvent();
-            while (running)
-            {
-                if (rig.serverRecv.dequeue(ev) == DatStatus.SUCCESS)
-                {
-                    if (ev.dto.status != DtoStatus.SUCCESS)
-                    {
-                        return;
-                    }
-                    rig.server.postRecv(1, pongRecv, 0, 0);
-                    rig.server.postSend(1, pong, 0, CompletionFlags.SUPPRESS_FLAG);
-                }
-                else
-                {
-                    Thread.onSpinWait();
-                }
-            }
-        }, "bench-echo");
-        echo.setDaemon(true);
-        echo.start();
+        @Param({"64"})
+        public int size;
 
-        arena = Arena.ofShared();
-        pingSrc = arena.allocate(size);
-        pingDst = arena.allocate(size);
-        pingSlot = arena.allocate(size);
-        final MemorySegment echoSlot = arena.allocate(size);
-        toEcho = new SpscAtomicArrayQueue<>(DEPTH);
-        toPing = new SpscAtomicArrayQueue<>(DEPTH);
-        baselineEcho = new Thread(() ->
+        LoopbackRig rig;
+        final DatEvent event = new DatEvent();
+        LmrTriplet[] ping;
+        LmrTriplet[] pingRecv;
+        private Thread echo;
+        private volatile boolean running;
+
+        @Setup(Level.Trial)
+        public void setup()
         {
-            while (running)
+            rig = new LoopbackRig(1 << 16, DEPTH);
+            ping = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 0, size)};
+            pingRecv = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 4096, size)};
+            final LmrTriplet[] pong = {LmrTriplet.of(rig.serverLmr, 0, size)};
+            final LmrTriplet[] pongRecv = {LmrTriplet.of(rig.serverLmr, 4096, size)};
+            for (int i = 0; i < DEPTH; i++)
             {
-                final MemorySegment m = toEcho.poll();
-                if (m != null)
-                {
-                    MemorySegment.copy(m, 0, echoSlot, 0, size);
-                    toPing.offer(echoSlot);
-                }
-                else
-                {
-                    Thread.onSpinWait();
-                }
+                rig.client.postRecv(1, pingRecv, i, 0);
+                rig.server.postRecv(1, pongRecv, i, 0);
             }
-        }, "bench-baseline-echo");
-        baselineEcho.setDaemon(true);
-        baselineEcho.start();
+            running = true;
+            echo = new Thread(() ->
+            {
+                final DatEvent ev = new DatEvent();
+                while (running)
+                {
+                    if (rig.serverRecv.dequeue(ev) == DatStatus.SUCCESS)
+                    {
+                        if (ev.dto.status != DtoStatus.SUCCESS)
+                        {
+                            return;
+                        }
+                        rig.server.postRecv(1, pongRecv, 0, 0);
+                        rig.server.postSend(1, pong, 0, CompletionFlags.SUPPRESS_FLAG);
+                    }
+                    else
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, "bench-echo");
+            echo.setDaemon(true);
+            echo.start();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException
+        {
+            running = false;
+            echo.join(1000);
+            rig.close();
+        }
     }
 
-    @TearDown(Level.Trial)
-    public void tearDown() throws InterruptedException
+    /** Baseline: two SPSC queues and an echo thread that copies each message once. */
+    @State(Scope.Benchmark)
+    public static class Baseline
     {
-        running = false;
-        echo.join(1000);
-        baselineEcho.join(1000);
-        rig.close();
-        arena.close();
+        @Param({"64"})
+        public int size;
+
+        SpscAtomicArrayQueue<MemorySegment> toEcho;
+        SpscAtomicArrayQueue<MemorySegment> toPing;
+        MemorySegment src;
+        MemorySegment dst;
+        MemorySegment slot;
+        private Arena arena;
+        private Thread echo;
+        private volatile boolean running;
+
+        @Setup(Level.Trial)
+        public void setup()
+        {
+            arena = Arena.ofShared();
+            src = arena.allocate(size);
+            dst = arena.allocate(size);
+            slot = arena.allocate(size);
+            final MemorySegment echoSlot = arena.allocate(size);
+            toEcho = new SpscAtomicArrayQueue<>(DEPTH);
+            toPing = new SpscAtomicArrayQueue<>(DEPTH);
+            running = true;
+            echo = new Thread(() ->
+            {
+                while (running)
+                {
+                    final MemorySegment m = toEcho.poll();
+                    if (m != null)
+                    {
+                        MemorySegment.copy(m, 0, echoSlot, 0, size);
+                        toPing.offer(echoSlot);
+                    }
+                    else
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, "bench-baseline-echo");
+            echo.setDaemon(true);
+            echo.start();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException
+        {
+            running = false;
+            echo.join(1000);
+            arena.close();
+        }
     }
 
     /** One Send/Recv round trip through jdat's loopback provider. */
     @Benchmark
-    public long jdatSendRecv()
+    public long jdatSendRecv(final Jdat s)
     {
-        rig.client.postSend(1, ping, 1, CompletionFlags.SUPPRESS_FLAG);
-        while (rig.clientRecv.dequeue(event) != DatStatus.SUCCESS)
+        s.rig.client.postSend(1, s.ping, 1, CompletionFlags.SUPPRESS_FLAG);
+        while (s.rig.clientRecv.dequeue(s.event) != DatStatus.SUCCESS)
         {
             Thread.onSpinWait();
         }
-        rig.client.postRecv(1, pingRecv, 0, 0);
-        return event.dto.transferredLength;
+        s.rig.client.postRecv(1, s.pingRecv, 0, 0);
+        return s.event.dto.transferredLength;
     }
 
     /** The same bytes, the same two threads, a JCTools SPSC queue each way and one copy per hop. */
     @Benchmark
-    public long baselineQueueHandoff()
+    public long baselineQueueHandoff(final Baseline s)
     {
-        MemorySegment.copy(pingSrc, 0, pingSlot, 0, size);
-        toEcho.offer(pingSlot);
+        MemorySegment.copy(s.src, 0, s.slot, 0, s.size);
+        s.toEcho.offer(s.slot);
         MemorySegment m;
-        while ((m = toPing.poll()) == null)
+        while ((m = s.toPing.poll()) == null)
         {
             Thread.onSpinWait();
         }
-        MemorySegment.copy(m, 0, pingDst, 0, size);
+        MemorySegment.copy(m, 0, s.dst, 0, s.size);
         return m.byteSize();
     }
 }

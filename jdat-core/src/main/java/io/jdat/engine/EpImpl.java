@@ -428,7 +428,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             param.iaHandle = ia;
@@ -471,7 +471,7 @@ final class EpImpl extends EngineObject implements Endpoint
             {
                 throw Errors.invalidParameter(2, "the mask names a parameter that can never be modified");
             }
-            lock.lock();
+            Locks.lock(lock);
             try
             {
                 modifyLocked(mask, param);
@@ -683,7 +683,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             status.epState = state;
@@ -701,7 +701,7 @@ final class EpImpl extends EngineObject implements Endpoint
     public void recvQuery(final DatCount nbufsAllocated, final DatCount bufsAllocSpan)
     {
         checkLive();
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final int held = heldBuffers();
@@ -740,7 +740,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             throw Errors.invalidParameter(2, "watermarks must be non-negative or DAT_WATERMARK_INFINITE");
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             softHw = soft;
@@ -758,7 +758,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         boolean fireSoft = false;
         Connection breakIt = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final int held = heldBuffers();
@@ -839,7 +839,7 @@ final class EpImpl extends EngineObject implements Endpoint
         checkSetupArguments(timeoutMicros, privateData, qos);
         final IaAddress address;
         final long qual;
-        dup.lock.lock();
+        Locks.lock(dup.lock);
         try
         {
             if (dup.state != EpState.CONNECTED)
@@ -888,7 +888,7 @@ final class EpImpl extends EngineObject implements Endpoint
         final byte[] privateData)
     {
         final Connection c = new Connection(this, true);
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             checkLive();
@@ -923,7 +923,7 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         catch (final RuntimeException e)
         {
-            lock.lock();
+            Locks.lock(lock);
             try
             {
                 if (conn == c && state == EpState.ACTIVE_CONNECTION_PENDING)
@@ -938,7 +938,7 @@ final class EpImpl extends EngineObject implements Endpoint
             }
             throw e;
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             c.pending = pending;
@@ -963,7 +963,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         ScheduledFuture<?> timer = null;
         boolean stale = false;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed || state != EpState.ACTIVE_CONNECTION_PENDING)
@@ -1005,7 +1005,7 @@ final class EpImpl extends EngineObject implements Endpoint
         final int ird;
         final int ord;
         final boolean mismatch;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final int peerIrd = request.peerIrd();
@@ -1056,7 +1056,7 @@ final class EpImpl extends EngineObject implements Endpoint
     void passiveEstablished(final Connection c, final Channel ch)
     {
         boolean stale = false;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed || state != EpState.COMPLETION_PENDING)
@@ -1087,7 +1087,7 @@ final class EpImpl extends EngineObject implements Endpoint
     void setupFailed(final Connection c, final EventNumber event)
     {
         ScheduledFuture<?> timer = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -1121,7 +1121,7 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         Connection abortIt = null;
         Channel closeGracefully = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final Connection c = conn;
@@ -1218,7 +1218,7 @@ final class EpImpl extends EngineObject implements Endpoint
         final boolean abort)
     {
         final Channel ch;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -1249,7 +1249,7 @@ final class EpImpl extends EngineObject implements Endpoint
     /** The channel ended. */
     void closed(final Connection c, final CloseReason reason)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -1279,7 +1279,7 @@ final class EpImpl extends EngineObject implements Endpoint
     void terminated(final Connection c, final TerminateInfo info)
     {
         WorkRequest culprit = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -1354,7 +1354,7 @@ final class EpImpl extends EngineObject implements Endpoint
     public void reset()
     {
         checkLive();
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             switch (state)
@@ -1408,7 +1408,7 @@ final class EpImpl extends EngineObject implements Endpoint
     Runnable destroy()
     {
         final Connection c;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             c = conn;
@@ -1466,7 +1466,7 @@ final class EpImpl extends EngineObject implements Endpoint
     /** Passive side: the endpoint is handed to a connection request (RSP or provider PSP). */
     void reserveFor(final RspImpl r)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (state != EpState.UNCONNECTED)
@@ -1485,7 +1485,7 @@ final class EpImpl extends EngineObject implements Endpoint
     /** The RSP received its request: the endpoint waits for accept or reject. */
     boolean requestArrived(final CrImpl crObj)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (state != EpState.RESERVED)
@@ -1505,7 +1505,7 @@ final class EpImpl extends EngineObject implements Endpoint
     /** Back to the consumer: its RSP's request was rejected or handed off. */
     void released()
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (state == EpState.PASSIVE_CONNECTION_PENDING)
@@ -1524,7 +1524,7 @@ final class EpImpl extends EngineObject implements Endpoint
     /** Back to the consumer: its RSP was freed before a request came. */
     void unreserve()
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (state == EpState.RESERVED)
@@ -1591,7 +1591,7 @@ final class EpImpl extends EngineObject implements Endpoint
             throw Errors.invalidParameter(5, "remote_buffer is null");
         }
         Channel flush = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final EpState s = state;
@@ -1707,7 +1707,7 @@ final class EpImpl extends EngineObject implements Endpoint
         final int flags)
     {
         checkLive();
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final EpState s = state;
@@ -1947,7 +1947,7 @@ final class EpImpl extends EngineObject implements Endpoint
             throw Errors.invalidParameter(5, "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's recv_completion_flags "
                 + "to be UNSIGNALLED");
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (state == EpState.DISCONNECTED)
@@ -2042,7 +2042,7 @@ final class EpImpl extends EngineObject implements Endpoint
         TerminateInfo t = null;
         DtoStatus recvStatus = null;
         boolean fireSoft = false;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -2284,7 +2284,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         TerminateInfo t = null;
         Channel flush = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -2358,7 +2358,7 @@ final class EpImpl extends EngineObject implements Endpoint
         DtoStatus culpritStatus = null;
         WorkRequest culprit = null;
         Channel flush = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)
@@ -2441,7 +2441,7 @@ final class EpImpl extends EngineObject implements Endpoint
     void sent(final Connection c, final OutboundMessage m)
     {
         Channel closeGracefully = null;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (conn != c || c.closed)

@@ -156,7 +156,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final boolean notify, final SrqImpl srq)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final Entry e = claim();
@@ -183,7 +183,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final Entry e = claim();
@@ -213,7 +213,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     boolean postConnectionRequest(final ServicePoint sp, final IaAddress local, final long connQual,
         final CrImpl cr)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (isDestroyed() || count == ring.length)
@@ -239,7 +239,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     boolean postConnection(final EventNumber number, final EpImpl ep, final byte[] privateData)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final Entry e = claim();
@@ -263,7 +263,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     boolean postAsync(final EventNumber number, final DatHandle handle, final int reason)
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (isDestroyed())
@@ -395,7 +395,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private DatStatus dequeueLocked(final DatEvent event)
     {
         SrqImpl reaped;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (waiter != null)
@@ -465,7 +465,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         SrqImpl reaped = null;
         boolean popped = false;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             if (!waitable)
@@ -563,7 +563,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 }
             }
             final SrqImpl reaped;
-            lock.lock();
+            Locks.lock(lock);
             try
             {
                 if (aborted)
@@ -637,7 +637,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(1, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
         }
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             final Entry e = claim();
@@ -666,7 +666,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     {
         checkLive();
         final boolean trigger;
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             trigger = !enabled && notifyCount > 0 && waiter == null;
@@ -688,7 +688,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public void disable()
     {
         checkLive();
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             enabled = false;
@@ -753,7 +753,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 throw Errors.invalidParameter(2, "queue length " + evdMinQlen + " is outside 1.."
                     + ia.config.maxEvdQlen);
             }
-            lock.lock();
+            Locks.lock(lock);
             try
             {
                 if (count > evdMinQlen)
@@ -838,7 +838,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Destroys: a waiter returns DAT_ABORT; the CNO loses this EVD. IA lock held. */
     void destroy()
     {
-        lock.lock();
+        Locks.lock(lock);
         try
         {
             markDestroyed();
