@@ -1,0 +1,209 @@
+package io.jdat.tcp;
+
+import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.RdmapOpcode;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/** An {@link OutboundMessage} for tests: a payload cut into gather pieces on the heap or off it. */
+final class TestMessage implements OutboundMessage
+{
+    private static final int PIECE_PREFIX = 7;
+
+    final int opcode;
+    final int msn;
+    final int stag;
+    final long to;
+    final int readSize;
+    final int srcStag;
+    final long srcTo;
+    final byte[] payload;
+    private final List<MemorySegment> pieces = new ArrayList<>();
+    private final List<Long> lengths = new ArrayList<>();
+
+    private TestMessage(final int opcode, final int msn, final int stag, final long to, final int readSize,
+        final int srcStag, final long srcTo, final byte[] payload)
+    {
+        this.opcode = opcode;
+        this.msn = msn;
+        this.stag = stag;
+        this.to = to;
+        this.readSize = readSize;
+        this.srcStag = srcStag;
+        this.srcTo = srcTo;
+        this.payload = payload;
+        if (payload.length > 0)
+        {
+            addPiece(payload, 0, payload.length, false);
+        }
+    }
+
+    static TestMessage send(final int msn, final byte[] payload)
+    {
+        return new TestMessage(RdmapOpcode.SEND, msn, 0, 0, 0, 0, 0, payload);
+    }
+
+    static TestMessage sendWithSe(final int msn, final byte[] payload)
+    {
+        return new TestMessage(RdmapOpcode.SEND_WITH_SE, msn, 0, 0, 0, 0, 0, payload);
+    }
+
+    static TestMessage write(final int stag, final long to, final byte[] payload)
+    {
+        return new TestMessage(RdmapOpcode.RDMA_WRITE, 0, stag, to, 0, 0, 0, payload);
+    }
+
+    static TestMessage readResponse(final int stag, final long to, final byte[] payload)
+    {
+        return new TestMessage(RdmapOpcode.RDMA_READ_RESPONSE, 0, stag, to, 0, 0, 0, payload);
+    }
+
+    static TestMessage readRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
+        final int srcStag, final long srcTo)
+    {
+        return new TestMessage(RdmapOpcode.RDMA_READ_REQUEST, msn, sinkStag, sinkTo, size, srcStag, srcTo, new byte[0]);
+    }
+
+    /** Any opcode (for tests that check refusals). */
+    static TestMessage raw(final int opcode, final byte[] payload)
+    {
+        return new TestMessage(opcode, 1, 0, 0, 0, 0, 0, payload);
+    }
+
+    /** A message of the given opcode with header fields drawn from {@code random}. */
+    static TestMessage random(final int opcode, final int msn, final byte[] payload, final Random random)
+    {
+        return switch (opcode)
+        {
+            case RdmapOpcode.SEND -> send(msn, payload);
+            case RdmapOpcode.SEND_WITH_SE -> sendWithSe(msn, payload);
+            case RdmapOpcode.RDMA_WRITE -> write(random.nextInt(), random.nextLong(), payload);
+            case RdmapOpcode.RDMA_READ_RESPONSE -> readResponse(random.nextInt(), random.nextLong(), payload);
+            case RdmapOpcode.RDMA_READ_REQUEST -> readRequest(msn, random.nextInt(), random.nextLong(),
+                random.nextInt(), random.nextInt(), random.nextLong());
+            default -> throw new IllegalArgumentException("opcode " + opcode);
+        };
+    }
+
+    /**
+     * Cuts the payload again into pieces at random places (zero-length pieces included), each
+     * on the heap or in native memory at a non-zero offset.
+     */
+    TestMessage scatter(final Random random)
+    {
+        pieces.clear();
+        lengths.clear();
+        int at = 0;
+        while (at < payload.length)
+        {
+            final int n = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(Math.max(1, Math.min(payload.length - at, 3000)));
+            final int len = Math.min(n, payload.length - at);
+            addPiece(payload, at, len, random.nextBoolean());
+            at += len;
+        }
+        if (random.nextBoolean())
+        {
+            addPiece(payload, payload.length, 0, random.nextBoolean());
+        }
+        return this;
+    }
+
+    private void addPiece(final byte[] source, final int from, final int length, final boolean offHeap)
+    {
+        final MemorySegment memory;
+        if (offHeap)
+        {
+            memory = Arena.ofAuto().allocate(length + PIECE_PREFIX);
+        }
+        else
+        {
+            memory = MemorySegment.ofArray(new byte[length + PIECE_PREFIX]);
+        }
+        MemorySegment.copy(source, from, memory, ValueLayout.JAVA_BYTE, PIECE_PREFIX, length);
+        pieces.add(memory);
+        lengths.add((long) length);
+    }
+
+    @Override
+    public int opcode()
+    {
+        return opcode;
+    }
+
+    @Override
+    public int msn()
+    {
+        return msn;
+    }
+
+    @Override
+    public int stag()
+    {
+        return stag;
+    }
+
+    @Override
+    public long to()
+    {
+        return to;
+    }
+
+    @Override
+    public int readSize()
+    {
+        return readSize;
+    }
+
+    @Override
+    public int srcStag()
+    {
+        return srcStag;
+    }
+
+    @Override
+    public long srcTo()
+    {
+        return srcTo;
+    }
+
+    @Override
+    public int payloadSegments()
+    {
+        return pieces.size();
+    }
+
+    @Override
+    public MemorySegment payloadMemory(final int index)
+    {
+        return pieces.get(index);
+    }
+
+    @Override
+    public long payloadOffset(final int index)
+    {
+        return PIECE_PREFIX;
+    }
+
+    @Override
+    public long payloadLength(final int index)
+    {
+        return lengths.get(index);
+    }
+
+    @Override
+    public long payloadLength()
+    {
+        return payload.length;
+    }
+
+    @Override
+    public String toString()
+    {
+        return RdmapOpcode.name(opcode) + "[msn=" + msn + ", payload=" + payload.length + ", pieces=" + pieces.size() + "]";
+    }
+}
