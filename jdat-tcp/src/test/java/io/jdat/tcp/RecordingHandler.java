@@ -25,8 +25,17 @@ final class RecordingHandler implements ChannelHandler
     int calls;
     /** Bytes of payload seen. */
     long payloadBytes;
+    /** Sees every payload during its callback, if set. */
+    Probe probe;
     private long windowStart;
     private long windowEnd = Long.MAX_VALUE;
+
+    /** Looks at a payload while it is valid. */
+    @FunctionalInterface
+    interface Probe
+    {
+        void payload(MemorySegment src, long off, int len);
+    }
 
     /** The bytes (indexes of the receive buffer) the decoder may deliver from. */
     void window(final long start, final long end)
@@ -54,6 +63,10 @@ final class RecordingHandler implements ChannelHandler
                 + ", " + windowEnd + ") of a " + src.byteSize() + "-byte buffer");
         }
         payloadBytes += len;
+        if (probe != null)
+        {
+            probe.payload(src, off, len);
+        }
         return copy ? src.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE) : null;
     }
 
