@@ -1,0 +1,82 @@
+package io.jdat.tcp;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Encoding and decoding allocate nothing per message or per FPDU once the codecs have seen their
+ * buffers: the JVM's count of bytes this thread allocated stays flat across many thousands of
+ * FPDUs. (A measurement of allocation, not of speed.)
+ */
+class SteadyStateAllocationTest
+{
+    private static final int ROUNDS = 5_000;
+    private static volatile byte[] sink;
+
+    @Test
+    void encodeAndDecodeAllocateNothingInSteadyState()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // the counter works: a 64 KiB array shows up in it
+        final long control = threads.getCurrentThreadAllocatedBytes();
+        sink = new byte[1 << 16];
+        assertTrue(threads.getCurrentThreadAllocatedBytes() - control >= sink.length, "allocation counter");
+
+        final Random random = new Random(11);
+        final byte[] big = new byte[4000];
+        random.nextBytes(big);
+        final TestMessage[] messages = {
+            TestMessage.send(1, big).scatter(random),
+            TestMessage.sendWithSe(2, new byte[0]),
+            TestMessage.write(0x1234, 0x10000L, big).scatter(random),
+            TestMessage.readRequest(1, 7, 8L, 4000, 9, 10L),
+            TestMessage.readResponse(0x55, 0x20L, new byte[] {1, 2, 3})};
+        for (final boolean crc : new boolean[] {false, true})
+        {
+            final FpduEncoder encoder = new FpduEncoder(crc, 1448);
+            final FpduDecoder decoder = new FpduDecoder(crc);
+            final ByteBuffer wire = ByteBuffer.allocateDirect(1 << 16);
+            final RecordingHandler handler = new RecordingHandler();
+            handler.copy = false;
+
+            runRounds(ROUNDS, messages, encoder, decoder, wire, handler);
+            final long callsBefore = handler.calls;
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            runRounds(ROUNDS, messages, encoder, decoder, wire, handler);
+            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            final long fpdus = handler.calls - callsBefore;
+
+            assertEquals(ROUNDS * 9L, fpdus, "3 + 1 + 3 + 1 + 1 FPDUs per round");
+            assertTrue(allocated < 1024, allocated + " bytes allocated for " + fpdus + " FPDUs, crc=" + crc);
+        }
+    }
+
+    private static void runRounds(final int rounds, final TestMessage[] messages, final FpduEncoder encoder,
+        final FpduDecoder decoder, final ByteBuffer wire, final RecordingHandler handler)
+    {
+        for (int round = 0; round < rounds; round++)
+        {
+            for (final TestMessage message : messages)
+            {
+                encoder.begin(message);
+                if (!encoder.encode(wire))
+                {
+                    throw new AssertionError("wire buffer too small");
+                }
+            }
+            wire.flip();
+            if (decoder.decode(wire, handler) != FpduDecoder.Status.NEED_MORE || wire.hasRemaining())
+            {
+                throw new AssertionError("decoder stopped: " + decoder.status());
+            }
+            wire.clear();
+        }
+    }
+}
