@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * either delivers segments or stops with a Terminate. Valid streams come back exactly; damaged
  * ones come back exactly up to the first damaged byte, and with CRC on not one segment further.
  */
-class FpduDecoderProperties
+class FpduDecoderPropertiesTest
 {
     record MessageSpec(int opcode, int size)
     {
