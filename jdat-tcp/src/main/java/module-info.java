@@ -4,7 +4,8 @@
  */
 module io.jdat.tcp
 {
-    requires io.jdat.core;
+    // the codecs' public methods take and return channel SPI types (ChannelHandler, TerminateInfo, ...)
+    requires transitive io.jdat.core;
 
     exports io.jdat.tcp;
 }
