@@ -31,6 +31,8 @@ import java.util.zip.CRC32C;
  *   <li>a Read Request is one whole segment: MO 0 (else DDP untagged code 4, invalid MO), L set
  *       and exactly 46 bytes (else DDP untagged code 5, message too long).</li>
  * </ol>
+ * A Terminate that passes these is delivered without looking at its MSN, MO or L: the
+ * connection ends either way.
  * The Terminate for a failed check names the offending segment's header when it could be read
  * (not for CRC, length, version and undefined-opcode errors, whose header cannot be trusted or
  * has no known layout). MSN, MO, STag, bounds and privileges are the engine's to check.
