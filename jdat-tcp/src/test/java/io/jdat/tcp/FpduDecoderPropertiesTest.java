@@ -13,6 +13,7 @@ import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
+import net.jqwik.api.statistics.StatisticsReport;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -198,6 +199,7 @@ class FpduDecoderPropertiesTest
     }
 
     @Property(tries = 300)
+    @StatisticsReport(onFailureOnly = true)
     void damagedStreamsNeverBreakTheDecoder(@ForAll("messages") final List<MessageSpec> specs,
         @ForAll("maxFpdu") final int maxFpdu, @ForAll final boolean crc, @ForAll final boolean terminate,
         @ForAll("mutations") final List<Mutation> mutations, @ForAll @IntRange(min = 1, max = 9000) final int maxChunk,
@@ -290,6 +292,7 @@ class FpduDecoderPropertiesTest
      * still never break the decoder.
      */
     @Property(tries = 500)
+    @StatisticsReport(onFailureOnly = true)
     void nearlyValidSegmentsNeverBreakTheDecoder(
         @ForAll @Size(min = 1, max = 40) final List<@IntRange(min = 0, max = 9) Integer> opcodes,
         @ForAll final boolean crc, @ForAll final long seed)
