@@ -1,0 +1,262 @@
+package io.jdat.tools.dat;
+
+import io.jdat.CloseFlags;
+import io.jdat.Cno;
+import io.jdat.ConnectFlags;
+import io.jdat.ConnectionRequest;
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DatOut;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.IaAddress;
+import io.jdat.Qos;
+
+/**
+ * An endpoint with the EVDs it reports to (receive DTOs, request DTOs, connection events),
+ * waiting for events in one {@link Completion} mode and checking every completion as dapltest
+ * does: event type, status, endpoint, cookie and length. A link is used by one thread at a time.
+ */
+public final class Link
+{
+    /** The endpoint. */
+    public final Endpoint ep;
+    /** Receive completions. */
+    public final EventDispatcher recvEvd;
+    /** Send, RDMA and bind completions. */
+    public final EventDispatcher reqEvd;
+    /** Connection events. */
+    public final EventDispatcher connEvd;
+    /** The CNO the DTO EVDs report to ({@link Completion#CNO}), else null. */
+    public final Cno cno;
+    /** How this link waits for DTO completions. */
+    public final Completion mode;
+    /** The name failures use, for example {@code client thread 0 ep 1}. */
+    public final String name;
+    private final long timeoutMicros;
+    private final DatEvent event = new DatEvent();
+    private final DatCount nmore = new DatCount();
+    private final DatOut<EventDispatcher> woken = new DatOut<>();
+
+    Link(final Node node, final String name, final EpAttr attr, final Completion mode, final long timeoutMicros)
+    {
+        this.name = name;
+        this.mode = mode;
+        this.timeoutMicros = timeoutMicros;
+        this.cno = mode == Completion.CNO ? node.cno() : null;
+        final int depth = attr == null ? 64 : Math.max(attr.maxRecvDtos, attr.maxRequestDtos);
+        this.recvEvd = node.evd(depth + 8, cno, EvdFlags.DTO_FLAG);
+        this.reqEvd = node.evd(depth + 8, cno, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
+        this.connEvd = node.evd(8, null, EvdFlags.CONNECTION_FLAG);
+        this.ep = node.ia.epCreate(node.pz, recvEvd, reqEvd, connEvd, attr);
+    }
+
+    /** The wait limit of every event this link waits for, in microseconds. */
+    public long timeoutMicros()
+    {
+        return timeoutMicros;
+    }
+
+    /**
+     * The next event of one of this link's DTO EVDs, waited for in this link's mode. The event
+     * object is reused by the next call.
+     *
+     * @param what what is awaited, for the failure message
+     */
+    public DatEvent next(final EventDispatcher evd, final String what)
+    {
+        final DatStatus s = switch (mode)
+        {
+            case WAIT -> evd.wait(timeoutMicros, 1, event, nmore);
+            case POLL -> poll(evd);
+            case CNO -> viaCno(evd);
+        };
+        if (s != DatStatus.SUCCESS)
+        {
+            throw new CheckFailed(what + " on " + name + ": no event within " + timeoutMicros / 1_000_000.0
+                + " s (" + s + ")");
+        }
+        return event;
+    }
+
+    private DatStatus poll(final EventDispatcher evd)
+    {
+        final long deadline = System.nanoTime() + timeoutMicros * 1000;
+        int spins = 0;
+        while (evd.dequeue(event) != DatStatus.SUCCESS)
+        {
+            if ((++spins & 0x3FF) == 0 && System.nanoTime() - deadline > 0)
+            {
+                return DatStatus.TIMEOUT_EXPIRED;
+            }
+            Thread.onSpinWait();
+        }
+        return DatStatus.SUCCESS;
+    }
+
+    private DatStatus viaCno(final EventDispatcher evd)
+    {
+        final long deadline = System.nanoTime() + timeoutMicros * 1000;
+        while (evd.dequeue(event) != DatStatus.SUCCESS)
+        {
+            final long left = (deadline - System.nanoTime()) / 1000;
+            if (left <= 0)
+            {
+                return DatStatus.TIMEOUT_EXPIRED;
+            }
+            // the CNO may name another EVD of this link: dequeue again either way
+            final DatStatus s = cno.wait(left, woken);
+            if (s != DatStatus.SUCCESS && s != DatStatus.QUEUE_EMPTY && s != DatStatus.TIMEOUT_EXPIRED)
+            {
+                return s;
+            }
+        }
+        return DatStatus.SUCCESS;
+    }
+
+    /** Waits for a receive completion and checks it; returns the event. */
+    public DatEvent expectRecv(final String op, final long cookie, final long length)
+    {
+        return expectDto(recvEvd, op, cookie, length);
+    }
+
+    /** Waits for a request completion (Send, RDMA Read or Write) and checks it; returns the event. */
+    public DatEvent expectRequest(final String op, final long cookie, final long length)
+    {
+        return expectDto(reqEvd, op, cookie, length);
+    }
+
+    /**
+     * Waits for a DTO completion and checks what dapltest's {@code DT_dto_check} checks: a DTO
+     * event of this endpoint, status SUCCESS, the cookie posted, and {@code length} bytes
+     * transferred ({@code length < 0}: any length).
+     */
+    public DatEvent expectDto(final EventDispatcher evd, final String op, final long cookie, final long length)
+    {
+        final DatEvent ev = next(evd, op);
+        if (!ev.is(EventNumber.DTO_COMPLETION_EVENT))
+        {
+            throw new CheckFailed(op + " on " + name + ": expected a DTO completion, saw " + ev);
+        }
+        if (ev.dto.status != DtoStatus.SUCCESS)
+        {
+            throw new CheckFailed(op + " on " + name + ": completion status " + ev.dto.status + " (cookie "
+                + ev.dto.userCookie + ")");
+        }
+        if (ev.dto.epHandle != ep)
+        {
+            throw new CheckFailed(op + " on " + name + ": completion names another endpoint: " + ev);
+        }
+        if (ev.dto.userCookie != cookie)
+        {
+            throw new CheckFailed(op + " on " + name + ": completion cookie " + ev.dto.userCookie + ", expected "
+                + cookie);
+        }
+        if (length >= 0 && ev.dto.transferredLength != length)
+        {
+            throw new CheckFailed(op + " on " + name + ": " + ev.dto.transferredLength + " bytes transferred, expected "
+                + length);
+        }
+        return ev;
+    }
+
+    /** The next connection event, waited for with {@code dat_evd_wait}. */
+    public DatEvent nextConnectionEvent(final String what)
+    {
+        final DatStatus s = connEvd.wait(timeoutMicros, 1, event, nmore);
+        if (s != DatStatus.SUCCESS)
+        {
+            throw new CheckFailed(what + " on " + name + ": no connection event within "
+                + timeoutMicros / 1_000_000.0 + " s (" + s + ")");
+        }
+        return event;
+    }
+
+    /** Waits for a connection event of the given number. */
+    public DatEvent expectConnectionEvent(final EventNumber expected, final String what)
+    {
+        final DatEvent ev = nextConnectionEvent(what);
+        if (!ev.is(expected))
+        {
+            throw new CheckFailed(what + " on " + name + ": expected " + expected + ", saw " + ev);
+        }
+        return ev;
+    }
+
+    /**
+     * {@code dat_ep_connect} and waits for ESTABLISHED; returns the private data the acceptor
+     * sent.
+     */
+    public byte[] connect(final IaAddress address, final long qual, final byte[] privateData)
+    {
+        ep.connect(address, qual, timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG);
+        final DatEvent ev = nextConnectionEvent("connect to " + address + ":" + qual);
+        if (!ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
+        {
+            throw new CheckFailed("connect to " + address + ":" + qual + " on " + name + ": " + ev.number());
+        }
+        return ev.connection.privateData;
+    }
+
+    /** {@code dat_cr_accept} of {@code cr} on this endpoint, then waits for ESTABLISHED. */
+    public void accept(final ConnectionRequest cr, final byte[] privateData)
+    {
+        cr.accept(ep, privateData);
+        expectConnectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, "accept");
+    }
+
+    /**
+     * A graceful {@code dat_ep_disconnect}, then waits for DISCONNECTED (a connection the peer
+     * already closed counts).
+     */
+    public void disconnect()
+    {
+        try
+        {
+            ep.disconnect(CloseFlags.GRACEFUL_FLAG);
+        }
+        catch (final DatException e)
+        {
+            // not connected (any more): the DISCONNECTED event may already be queued
+        }
+        awaitDisconnected();
+    }
+
+    /** Waits until the connection is gone: DISCONNECTED or BROKEN. */
+    public void awaitDisconnected()
+    {
+        while (true)
+        {
+            final DatEvent ev = nextConnectionEvent("disconnect");
+            if (ev.is(EventNumber.CONNECTION_EVENT_DISCONNECTED) || ev.is(EventNumber.CONNECTION_EVENT_BROKEN))
+            {
+                return;
+            }
+        }
+    }
+
+    /** An abrupt disconnect that never throws: for the error path. */
+    public void abort()
+    {
+        try
+        {
+            ep.disconnect(CloseFlags.ABRUPT_FLAG);
+        }
+        catch (final RuntimeException e)
+        {
+            // not connected
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return name;
+    }
+}

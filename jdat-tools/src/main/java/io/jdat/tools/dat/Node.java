@@ -1,0 +1,133 @@
+package io.jdat.tools.dat;
+
+import io.jdat.CloseFlags;
+import io.jdat.Cno;
+import io.jdat.Dat;
+import io.jdat.DatException;
+import io.jdat.DatOut;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.IaAddress;
+import io.jdat.IaAttr;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.MemType;
+import io.jdat.OsWaitProxyAgent;
+import io.jdat.ProtectionZone;
+import io.jdat.RegionDescription;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One open IA with a protection zone and an arena for the memory it registers: the starting
+ * point of every tool. {@link #close()} closes the IA abruptly (everything it owns goes with it)
+ * and frees the memory.
+ */
+public final class Node implements AutoCloseable
+{
+    /** The IA. */
+    public final InterfaceAdapter ia;
+    /** The IA's asynchronous EVD. */
+    public final EventDispatcher asyncEvd;
+    /** The protection zone every object of the tool lives in. */
+    public final ProtectionZone pz;
+    /** The IA's address, what peers connect to. */
+    public final IaAddress address;
+    /** The IA name that was opened. */
+    public final String iaName;
+    private final Arena arena = Arena.ofShared();
+    private boolean closed;
+
+    private Node(final String iaName)
+    {
+        this.iaName = iaName;
+        final DatOut<EventDispatcher> async = new DatOut<>();
+        this.ia = Dat.iaOpen(iaName, 16, async);
+        try
+        {
+            this.asyncEvd = async.value;
+            this.pz = ia.pzCreate();
+            final IaAttr attr = new IaAttr();
+            ia.query(IaAttr.FIELD_IA_ADDRESS_PTR, attr, 0, null);
+            this.address = attr.iaAddress;
+        }
+        catch (final RuntimeException e)
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+            throw e;
+        }
+    }
+
+    /** Opens {@code iaName} ({@code dat_ia_open}) and creates a PZ. */
+    public static Node open(final String iaName)
+    {
+        return new Node(iaName);
+    }
+
+    /** The IA's attributes (all fields). */
+    public IaAttr attributes()
+    {
+        final IaAttr attr = new IaAttr();
+        ia.query(IaAttr.FIELD_ALL, attr, 0, null);
+        return attr;
+    }
+
+    /** Memory from this node's arena, aligned to a page, zeroed. */
+    public MemorySegment allocate(final long size)
+    {
+        return arena.allocate(Math.max(1, size), 4096);
+    }
+
+    /** Registers {@code size} new bytes ({@code dat_lmr_create}) with the given privileges. */
+    public Lmr register(final long size, final int privileges)
+    {
+        final MemorySegment m = allocate(size);
+        return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, privileges);
+    }
+
+    /** {@code dat_evd_create}. */
+    public EventDispatcher evd(final int qlen, final Cno cno, final int flags)
+    {
+        return ia.evdCreate(qlen, cno, flags);
+    }
+
+    /** {@code dat_cno_create} without a proxy agent. */
+    public Cno cno()
+    {
+        return ia.cnoCreate(OsWaitProxyAgent.NULL);
+    }
+
+    /**
+     * An endpoint with its own receive, request and connection EVDs; with {@link Completion#CNO}
+     * the two DTO EVDs report to a new CNO.
+     */
+    public Link link(final String name, final EpAttr attr, final Completion mode, final long timeoutMicros)
+    {
+        return new Link(this, name, attr, mode, timeoutMicros);
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+        catch (final DatException e)
+        {
+            // closed already
+        }
+        arena.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return iaName + "@" + address;
+    }
+}
