@@ -1,6 +1,7 @@
 package io.jdat.tools;
 
 import io.jdat.tools.demo.DemoCommand;
+import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.providers.ProvidersCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = Jdat.Version.class,
     description = "The Direct Access Transport (DAT / uDAPL 1.2) for Java: tools.",
-    subcommands = {ProvidersCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ProvidersCommand.class, DemoCommand.class, PerfCommand.class, CommandLine.HelpCommand.class})
 public final class Jdat implements Runnable
 {
     /** Exit code of a failed check or DAT call. */

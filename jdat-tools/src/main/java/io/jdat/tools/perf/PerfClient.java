@@ -1,0 +1,149 @@
+package io.jdat.tools.perf;
+
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.tools.dat.Message;
+import io.jdat.tools.dat.Pattern;
+import io.jdat.tools.perf.baseline.Baseline;
+import io.jdat.tools.perf.baseline.Harness;
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The client side of a {@code jdat perf} session: drives each measurement (RUN, READY, the
+ * test, CHECK, DONE), jdat's part and then the baseline's, never both at once, and checks the
+ * data that reached its own buffer.
+ */
+final class PerfClient
+{
+    private final PerfSide side;
+    private final Histogram rtt = new Histogram(3);
+    private final boolean corrupt;
+
+    PerfClient(final PerfSide side, final boolean corrupt)
+    {
+        this.side = side;
+        this.corrupt = corrupt;
+    }
+
+    /** jdat's latency for {@code row}. */
+    Figures.Latency jdatLatency(final RowSpec row)
+    {
+        prepare(row);
+        final JdatLatency lat = new JdatLatency(side, row);
+        lat.prepareClient();
+        side.ctrl.call(row.toMessage("jdat").build()).expect("READY");
+        rtt.reset();
+        lat.client(rtt);
+        finish(row);
+        return Figures.Latency.of(rtt, row.op().halfRoundTrip() ? 2 : 1);
+    }
+
+    /** jdat's bandwidth for {@code row} (both directions added up when bidirectional). */
+    Figures.Bandwidth jdatBandwidth(final RowSpec row)
+    {
+        prepare(row);
+        final int depth = side.settings.depth();
+        final LmrTriplet src = LmrTriplet.of(side.data, side.src(), row.size());
+        final LmrTriplet dst = LmrTriplet.of(side.data, side.dst(), row.size());
+        final List<JdatBandwidth.Stream> streams = new ArrayList<>();
+        switch (row.op())
+        {
+            case send ->
+            {
+                streams.add(new JdatBandwidth.SendStream(side, side.fwd, src, row, depth));
+                if (row.bidirectional())
+                {
+                    streams.add(new JdatBandwidth.RecvStream(side, side.rev, dst, row, depth));
+                }
+            }
+            case write -> streams.add(new JdatBandwidth.RdmaStream(side.fwd, true, src,
+                new RmrTriplet(side.remoteContext, side.remoteAddress + side.dst(), row.size()), row, depth));
+            case read -> streams.add(new JdatBandwidth.RdmaStream(side.fwd, false, dst,
+                new RmrTriplet(side.remoteContext, side.remoteAddress + side.src(), row.size()), row,
+                Math.min(depth, side.readDepth)));
+        }
+        side.ctrl.call(row.toMessage("jdat").build()).expect("READY");
+        JdatBandwidth.run(streams, side.settings.timeoutMicros());
+        final long serverNanos = finish(row);
+        final Figures.Bandwidth mine = Figures.Bandwidth.of(row.iters(), row.size(), streams.getFirst().nanos());
+        return row.bidirectional() ? mine.plus(Figures.Bandwidth.of(row.iters(), row.size(), serverNanos)) : mine;
+    }
+
+    private void prepare(final RowSpec row)
+    {
+        Pattern.fill(side.memory, side.src(), row.size(), row.clientSeed());
+        side.memory.asSlice(side.dst(), row.size()).fill((byte) 0);
+    }
+
+    /** CHECK and DONE, then the client's own check; returns the nanoseconds the server timed. */
+    private long finish(final RowSpec row)
+    {
+        final Message done = side.ctrl.call(Message.of("CHECK").flag("corrupt", corrupt).build()).expect("DONE");
+        if (PerfServer.receivesData(row, true))
+        {
+            final long checked = row.kind() == RowSpec.Kind.lat && row.op() == Op.write ? row.size() - 1 : row.size();
+            if (corrupt)
+            {
+                Pattern.corrupt(side.memory, side.dst(), checked);
+            }
+            Pattern.verify(side.memory, side.dst(), checked, row.serverSeed(),
+                row + ": the client's destination buffer");
+        }
+        return done.getLong("nanos");
+    }
+
+    /** The baseline's latency for {@code row}, between the same two threads. */
+    Figures.Latency baselineLatency(final Baseline baseline, final RowSpec row)
+    {
+        rtt.reset();
+        runBaseline(baseline, row);
+        return Figures.Latency.of(rtt, row.op().halfRoundTrip() ? 2 : 1);
+    }
+
+    /** The baseline's bandwidth for {@code row}. */
+    Figures.Bandwidth baselineBandwidth(final Baseline baseline, final RowSpec row)
+    {
+        final long[] nanos = runBaseline(baseline, row);
+        Figures.Bandwidth total = null;
+        for (final long n : nanos)
+        {
+            if (n > 0)
+            {
+                final Figures.Bandwidth one = Figures.Bandwidth.of(row.iters(), row.size(), n);
+                total = total == null ? one : total.plus(one);
+            }
+        }
+        return total;
+    }
+
+    /** Runs the baseline's client part; returns the nanoseconds the client and the server timed. */
+    private long[] runBaseline(final Baseline baseline, final RowSpec row)
+    {
+        final Message.Builder run = row.toMessage("baseline").with("name", baseline.name());
+        try (Baseline.End end = baseline.client(row, side.settings.depth(), side.peerAddress, run))
+        {
+            end.ready(side.ctrl.call(run.build()).expect("READY"));
+            final long timeout = side.settings.timeoutMicros() * 1000;
+            long mine = 0;
+            if (row.kind() == RowSpec.Kind.lat)
+            {
+                Harness.clientLatency(end, row, rtt, timeout);
+            }
+            else
+            {
+                mine = Harness.bandwidth(end, row, true, timeout);
+            }
+            final Message done = side.ctrl.receive().expect("DONE");
+            return new long[] {mine, done.getLong("nanos")};
+        }
+    }
+
+    /** Ends the session. */
+    void bye()
+    {
+        side.ctrl.call(Message.of("BYE").build()).expect("BYE");
+        side.disconnect();
+    }
+}

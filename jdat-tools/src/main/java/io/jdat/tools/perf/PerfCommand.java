@@ -1,0 +1,472 @@
+package io.jdat.tools.perf;
+
+import io.jdat.Dat;
+import io.jdat.EventDispatcher;
+import io.jdat.EvdFlags;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.tools.Jdat;
+import io.jdat.tools.ProviderOption;
+import io.jdat.tools.dat.CheckFailed;
+import io.jdat.tools.dat.HostPort;
+import io.jdat.tools.dat.Node;
+import io.jdat.tools.perf.baseline.Baseline;
+import io.jdat.tools.perf.baseline.Baselines;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jdat perf}: perftest's send, write and read tests over DAT (latency percentiles from
+ * HdrHistogram, bandwidth in MB/s and messages/s), client and server in one process or across
+ * two, optionally beside a plain-Java baseline measured by the same harness between the same
+ * two threads, with a table, JSON and a plot.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"perftest for DAT: latency (HdrHistogram p50/p99/p99.9/max) and bandwidth (MB/s, messages/s)",
+        "of Send/Recv, RDMA Write and RDMA Read over a sweep of sizes, client and server in this process",
+        "(default) or across two (--listen / --connect). --baseline measures a plain-Java reference right",
+        "beside each figure (loopback: JCTools queue + copy; tcp: Java TCP; shm: mapped-file rings) and",
+        "prints jdat/baseline ratios (latency: lower is better; bandwidth: higher is better).",
+        "The defaults finish in well under a minute; for longer runs raise --iters and --max-bytes,",
+        "for example --iters 100000 --max-bytes 4G."},
+    footer = {"", "Latency of send and write is half a round trip (as perftest); read is post to completion.",
+        "Bandwidth tests always poll; --inline-poll makes the latency tests poll too."})
+public final class PerfCommand implements Callable<Integer>
+{
+    /** perftest's default port. */
+    static final long DEFAULT_PORT = 18515;
+    private static final int WARM_UP_ITERATIONS = 20_000;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    @Mixin
+    private ProviderOption provider;
+
+    @Option(names = "--op", defaultValue = "all", paramLabel = "OP",
+        description = "send, write, read or all; a comma list picks several (default: ${DEFAULT-VALUE})")
+    private String op;
+
+    @Option(names = "--sizes", paramLabel = "LIST",
+        description = "message sizes, for example 8,64,1K,1M (default: powers of two from 2 B to 8 MiB)")
+    private String sizes;
+
+    @Option(names = "--iters", defaultValue = "20000", paramLabel = "N",
+        description = "measured iterations per size (default: ${DEFAULT-VALUE}), at most --max-bytes per size")
+    private int iters;
+
+    @Option(names = "--max-bytes", defaultValue = "512M", paramLabel = "SIZE",
+        description = "cap on bytes moved per measurement; fewer iterations for big sizes (default: ${DEFAULT-VALUE})")
+    private String maxBytes;
+
+    @Option(names = "--warmup", paramLabel = "N", description = "iterations before measuring (default: a tenth of the iterations)")
+    private Integer warmup;
+
+    @Option(names = "--lat", description = "latency tests (default: latency and bandwidth)")
+    private boolean lat;
+
+    @Option(names = "--bw", description = "bandwidth tests (default: latency and bandwidth)")
+    private boolean bw;
+
+    @Option(names = "--bidirectional", description = "bandwidth: both sides stream at once; the figures add up")
+    private boolean bidirectional;
+
+    @Option(names = "--inline-poll",
+        description = "latency: poll completions on the posting thread (dat_evd_dequeue) instead of dat_evd_wait")
+    private boolean inlinePoll;
+
+    @Option(names = "--depth", defaultValue = "64", paramLabel = "N",
+        description = "bandwidth: outstanding requests and receive credits per stream (default: ${DEFAULT-VALUE})")
+    private int depth;
+
+    @Option(names = "--baseline", arity = "0..1", fallbackValue = "auto", paramLabel = "NAME",
+        description = "measure a baseline beside jdat: the provider's own (no NAME), or queue, tcp or shm")
+    private String baseline;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "write the rows as a JSON array")
+    private Path json;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "draw latency and bandwidth against size (PNG)")
+    private Path plot;
+
+    @Option(names = "--listen", arity = "0..1", fallbackValue = "" + DEFAULT_PORT, paramLabel = "PORT",
+        description = "be the server for one client on PORT (default ${FALLBACK-VALUE}), then exit")
+    private Long listen;
+
+    @Option(names = "--connect", paramLabel = "ADDRESS[:PORT]",
+        description = "be the client of a 'jdat perf --listen' server")
+    private String connect;
+
+    @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",
+        description = "longest wait for any one event (default: ${DEFAULT-VALUE})")
+    private double timeout;
+
+    @Option(names = "--inject-corruption", hidden = true,
+        description = "test only: damage one received byte before each check")
+    private boolean corrupt;
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final Plan plan = plan();
+        final PrintWriter out = spec.commandLine().getOut();
+        final PerfSide.Settings settings = new PerfSide.Settings(plan.maxSize, depth, inlinePoll,
+            (long) (timeout * 1_000_000));
+        try
+        {
+            if (listen != null)
+            {
+                serve(out, settings);
+                return 0;
+            }
+            final List<Row> rows = connect != null
+                ? runClient(out, HostPort.parse(connect, "localhost", DEFAULT_PORT), plan, settings, null)
+                : runInProcess(out, plan, settings);
+            if (json != null)
+            {
+                Json.write(json, rows);
+                out.println("JSON: " + json);
+            }
+            if (plot != null)
+            {
+                Plot.write(plot, rows, "jdat perf " + provider.name());
+                out.println("plot: " + plot);
+            }
+            return 0;
+        }
+        catch (final CheckFailed e)
+        {
+            spec.commandLine().getErr().println("jdat perf: FAILED: " + e.getMessage());
+            return Jdat.EXIT_FAILED;
+        }
+    }
+
+    /** What to measure, from the options; a bad value is a usage error. */
+    private record Plan(Set<Op> ops, List<Long> sizes, long maxSize, long maxBytes, boolean lat, boolean bw,
+        Baseline baseline)
+    {
+        int measurements()
+        {
+            return ops.size() * sizes.size() * ((lat ? 1 : 0) + (bw ? 1 : 0)) * (baseline == null ? 1 : 2);
+        }
+    }
+
+    private Plan plan()
+    {
+        final Set<Op> ops = EnumSet.noneOf(Op.class);
+        for (final String o : op.split(","))
+        {
+            if (o.strip().equals("all"))
+            {
+                ops.addAll(EnumSet.allOf(Op.class));
+            }
+            else
+            {
+                try
+                {
+                    ops.add(Op.valueOf(o.strip()));
+                }
+                catch (final IllegalArgumentException e)
+                {
+                    throw usage("--op: '" + o + "' is not send, write, read or all");
+                }
+            }
+        }
+        final List<Long> list;
+        final long cap;
+        try
+        {
+            list = sizes == null ? Sizes.defaults() : Sizes.parseList(sizes);
+            cap = Sizes.parse(maxBytes);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw usage(e.getMessage());
+        }
+        for (final long s : list)
+        {
+            if (s < 1 || s > 1L << 30)
+            {
+                throw usage("--sizes: " + s + " is out of range (1 byte to 1 GiB)");
+            }
+        }
+        if (iters < 1 || depth < 1 || timeout <= 0 || warmup != null && warmup < 0)
+        {
+            throw usage("--iters, --depth and --timeout must be positive, --warmup not negative");
+        }
+        if (listen != null && connect != null)
+        {
+            throw usage("--listen and --connect exclude each other");
+        }
+        if ((listen != null || connect != null) && provider.inJvmOnly())
+        {
+            throw usage("provider " + provider.name() + " connects only inside one JVM: run without --listen/--connect");
+        }
+        if (plot != null && !plot.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".png"))
+        {
+            throw usage("--plot: the file must end in .png");
+        }
+        Baseline b = null;
+        if (baseline != null)
+        {
+            try
+            {
+                b = "auto".equals(baseline) ? Baselines.forProvider(provider.name()) : Baselines.byName(baseline);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw usage(e.getMessage());
+            }
+        }
+        final boolean both = !lat && !bw;
+        return new Plan(ops, list, list.stream().mapToLong(Long::longValue).max().orElse(1), cap, lat || both,
+            bw || both, b);
+    }
+
+    private CommandLine.ParameterException usage(final String message)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    private int itersFor(final Plan plan, final long size)
+    {
+        final long capped = Math.max(8, plan.maxBytes / size);
+        return (int) Math.min(iters, capped);
+    }
+
+    private int warmupFor(final int n)
+    {
+        return warmup != null ? warmup : Math.max(1, n / 10);
+    }
+
+    private void serve(final PrintWriter out, final PerfSide.Settings settings)
+    {
+        try (Node node = Node.open(provider.name()))
+        {
+            final EventDispatcher crEvd = node.evd(8, null, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = node.ia.pspCreate(listen, crEvd, PspFlags.CONSUMER_FLAG);
+            out.println("jdat perf: server on " + node.address + ":" + psp.connQual() + " (provider " + provider.name()
+                + "), waiting for one client");
+            out.flush();
+            final PerfSide side = PerfSide.accept(node, crEvd, Dat.TIMEOUT_INFINITE - 1);
+            out.println("jdat perf: client connected");
+            out.flush();
+            new PerfServer(side).serve();
+            out.println("jdat perf: client done");
+        }
+    }
+
+    private List<Row> runInProcess(final PrintWriter out, final Plan plan, final PerfSide.Settings settings)
+    {
+        final AtomicReference<RuntimeException> serverFailure = new AtomicReference<>();
+        try (Node serverNode = Node.open(provider.name()))
+        {
+            final EventDispatcher crEvd = serverNode.evd(8, null, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = serverNode.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            final Thread server = new Thread(() ->
+            {
+                try
+                {
+                    new PerfServer(PerfSide.accept(serverNode, crEvd, settings.timeoutMicros())).serve();
+                }
+                catch (final RuntimeException e)
+                {
+                    serverFailure.set(e);
+                }
+            }, "jdat-perf-server");
+            server.setDaemon(true);
+            server.start();
+            try
+            {
+                return runClient(out, new HostPort(serverNode.address, psp.connQual()), plan, settings,
+                    "client and server in this process");
+            }
+            finally
+            {
+                try
+                {
+                    server.join(5000);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private List<Row> runClient(final PrintWriter out, final HostPort server, final Plan plan,
+        final PerfSide.Settings settings, final String where)
+    {
+        final List<Row> rows = new ArrayList<>();
+        try (Node node = Node.open(provider.name()))
+        {
+            final PerfSide side = PerfSide.connect(node, server, settings);
+            final PerfClient client = new PerfClient(side, corrupt);
+            out.println("jdat perf: provider " + provider.name() + ", " + (where != null ? where : "server " + server)
+                + "; depth " + depth + ", up to " + iters + " iterations and " + Sizes.format(plan.maxBytes)
+                + " per size");
+            if (plan.baseline != null)
+            {
+                out.println("baseline " + plan.baseline.name() + ": " + plan.baseline.description()
+                    + "; ratio = jdat / baseline");
+            }
+            warmUp(client, plan);
+            final Table table = new Table(out, plan.baseline != null);
+            final Progress progress = new Progress(plan.measurements());
+            long seed = 1;
+            for (final Op o : plan.ops)
+            {
+                for (final long size : plan.sizes)
+                {
+                    final int n = itersFor(plan, size);
+                    final int w = warmupFor(n);
+                    Figures.Latency l = null;
+                    Figures.Latency bl = null;
+                    Figures.Bandwidth b = null;
+                    Figures.Bandwidth bb = null;
+                    if (plan.lat)
+                    {
+                        final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, w, false, seed++);
+                        l = client.jdatLatency(r);
+                        progress.step();
+                        if (plan.baseline != null)
+                        {
+                            bl = client.baselineLatency(plan.baseline, r);
+                            progress.step();
+                        }
+                    }
+                    if (plan.bw)
+                    {
+                        final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, n, w, bidirectional, seed++);
+                        b = client.jdatBandwidth(r);
+                        progress.step();
+                        if (plan.baseline != null)
+                        {
+                            bb = client.baselineBandwidth(plan.baseline, r);
+                            progress.step();
+                        }
+                    }
+                    final Row row = new Row(provider.name(), o, size, n, l, b,
+                        plan.baseline == null ? null : plan.baseline.name(), bl, bb);
+                    rows.add(row);
+                    progress.clear();
+                    table.print(row);
+                    progress.redraw();
+                }
+            }
+            progress.close();
+            client.bye();
+        }
+        return rows;
+    }
+
+    /**
+     * Runs every test of the plan once at a small size, unmeasured, so that the first rows of
+     * the table are not the JIT compiler's.
+     */
+    private void warmUp(final PerfClient client, final Plan plan)
+    {
+        final long size = plan.sizes.getFirst();
+        final int n = Math.min(iters, WARM_UP_ITERATIONS);
+        long seed = -1000;
+        for (final Op o : plan.ops)
+        {
+            if (plan.lat)
+            {
+                final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, 0, false, seed--);
+                client.jdatLatency(r);
+                if (plan.baseline != null)
+                {
+                    client.baselineLatency(plan.baseline, r);
+                }
+            }
+            if (plan.bw)
+            {
+                final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, n, 0, bidirectional, seed--);
+                client.jdatBandwidth(r);
+                if (plan.baseline != null)
+                {
+                    client.baselineBandwidth(plan.baseline, r);
+                }
+            }
+        }
+    }
+
+    /**
+     * A progress bar on stderr, shown only when stderr is a terminal and the sweep has already
+     * taken a few seconds.
+     */
+    private static final class Progress implements AutoCloseable
+    {
+        private static final long SHOW_AFTER_NANOS = 3_000_000_000L;
+        private final int total;
+        private final long started = System.nanoTime();
+        private final boolean terminal = System.console() != null && System.console().isTerminal();
+        private ProgressBar bar;
+        private int done;
+
+        Progress(final int total)
+        {
+            this.total = total;
+        }
+
+        void step()
+        {
+            done++;
+            if (bar == null && terminal && System.nanoTime() - started > SHOW_AFTER_NANOS)
+            {
+                bar = new ProgressBarBuilder().setTaskName("jdat perf").setInitialMax(total)
+                    .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
+                    .hideEta().build();
+            }
+            if (bar != null)
+            {
+                bar.stepTo(done);
+            }
+        }
+
+        /** Clears the bar's line so that a table row can be printed. */
+        void clear()
+        {
+            if (bar != null)
+            {
+                System.err.print("\r" + " ".repeat(100) + "\r");
+                System.err.flush();
+            }
+        }
+
+        /** Draws the bar again below what was printed. */
+        void redraw()
+        {
+            if (bar != null)
+            {
+                bar.refresh();
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            if (bar != null)
+            {
+                bar.close();
+            }
+        }
+    }
+}

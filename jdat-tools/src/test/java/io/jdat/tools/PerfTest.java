@@ -1,0 +1,159 @@
+package io.jdat.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code jdat perf} on loopback with small counts: table, JSON, plot, baselines, failures. */
+class PerfTest
+{
+    private static final List<String> FIGURES = List.of("p50_us", "p99_us", "p999_us", "max_us", "mb_per_s",
+        "msg_per_s");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sweepWithBaselineWritesJsonWithRatiosAndAPlot() throws IOException
+    {
+        final Path json = dir.resolve("out.json");
+        final Path png = dir.resolve("out.png");
+        final Run r = Run.jdat("perf", "--op", "all", "--sizes", "8,4K,64K", "--iters", "300", "--baseline",
+            "--json", json.toString(), "--plot", png.toString());
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains("baseline queue: JCTools SPSC queue"), r.all());
+        assertTrue(r.out().contains("lat x"), r.all());
+
+        final List<?> rows = assertInstanceOf(List.class, MiniJson.parse(Files.readString(json, StandardCharsets.UTF_8)));
+        assertEquals(9, rows.size(), "3 operations x 3 sizes");
+        final Set<String> seen = new TreeSet<>();
+        for (final Object o : rows)
+        {
+            final Map<?, ?> row = assertInstanceOf(Map.class, o);
+            assertEquals("loopback", row.get("provider"));
+            seen.add(row.get("op") + "/" + ((Double) row.get("size")).longValue());
+            assertTrue(((Double) row.get("iters")) >= 8, row.toString());
+            for (final String f : FIGURES)
+            {
+                final Double v = assertInstanceOf(Double.class, row.get(f), f + " in " + row);
+                assertTrue(v > 0, f + " in " + row);
+            }
+            assertTrue((Double) row.get("p50_us") <= (Double) row.get("p99_us"), row.toString());
+            assertTrue((Double) row.get("p99_us") <= (Double) row.get("max_us"), row.toString());
+            assertEquals("queue", row.get("baseline"));
+            final Map<?, ?> base = assertInstanceOf(Map.class, row.get("baseline_figures"));
+            final Map<?, ?> ratio = assertInstanceOf(Map.class, row.get("ratio"));
+            for (final String f : FIGURES)
+            {
+                final double ours = (Double) row.get(f);
+                final double theirs = (Double) base.get(f);
+                final double q = (Double) ratio.get(f);
+                assertEquals(ours / theirs, q, 1e-3 * Math.abs(q) + 1e-9, f + " ratio in " + row);
+            }
+        }
+        assertEquals(Set.of("read/4096", "read/65536", "read/8", "send/4096", "send/65536", "send/8",
+            "write/4096", "write/65536", "write/8"), seen);
+
+        final BufferedImage image = ImageIO.read(png.toFile());
+        assertNotNull(image, "the plot is a PNG ImageIO can decode");
+        assertEquals(1600, image.getWidth());
+        assertEquals(600, image.getHeight());
+        assertTrue(distinctColours(image) > 8, "the plot has lines on it, not a blank image");
+    }
+
+    private static int distinctColours(final BufferedImage image)
+    {
+        final Set<Integer> colours = new TreeSet<>();
+        for (int y = 0; y < image.getHeight(); y += 3)
+        {
+            for (int x = 0; x < image.getWidth(); x += 3)
+            {
+                colours.add(image.getRGB(x, y));
+            }
+        }
+        return colours.size();
+    }
+
+    @Test
+    void withoutBaselineTheJsonHasNoRatio() throws IOException
+    {
+        final Path json = dir.resolve("plain.json");
+        final Run r = Run.jdat("perf", "--op", "write", "--sizes", "64", "--iters", "200", "--lat", "--json",
+            json.toString());
+        assertEquals(0, r.code(), r.all());
+        final List<?> rows = (List<?>) MiniJson.parse(Files.readString(json));
+        final Map<?, ?> row = (Map<?, ?>) rows.getFirst();
+        assertFalse(row.containsKey("ratio"), row.toString());
+        assertInstanceOf(Double.class, row.get("p50_us"));
+        assertTrue(row.containsKey("mb_per_s") && row.get("mb_per_s") == null, "bandwidth was not measured: " + row);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void otherBaselinesRunBesideLoopback(final String baseline) throws IOException
+    {
+        final Path json = dir.resolve(baseline + ".json");
+        final Run r = Run.jdat("perf", "--op", "all", "--sizes", "64,64K", "--iters", "200", "--baseline=" + baseline,
+            "--json", json.toString());
+        assertEquals(0, r.code(), r.all());
+        for (final Object o : (List<?>) MiniJson.parse(Files.readString(json)))
+        {
+            final Map<?, ?> row = (Map<?, ?>) o;
+            assertEquals(baseline, row.get("baseline"));
+            assertTrue((Double) ((Map<?, ?>) row.get("ratio")).get("p50_us") > 0, row.toString());
+        }
+    }
+
+    @Test
+    void bidirectionalAndInlinePollRun()
+    {
+        final Run both = Run.jdat("perf", "--bw", "--bidirectional", "--op", "send,write", "--sizes", "16,32K",
+            "--iters", "300", "--baseline");
+        assertEquals(0, both.code(), both.all());
+        final Run r = Run.jdat("perf", "--lat", "--inline-poll", "--sizes", "16", "--iters", "300");
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains(" send: latency"), r.all());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write", "read"})
+    void corruptedDataFailsTheRun(final String op)
+    {
+        for (final String kind : new String[] {"--lat", "--bw"})
+        {
+            final Run r = Run.jdat("perf", "--op", op, kind, "--sizes", "256", "--iters", "50", "--inject-corruption");
+            assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
+            assertTrue(r.oneErrorLine(), r.all());
+            assertTrue(r.err().contains("data differs at byte"), r.all());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--op bogus", "--sizes 0", "--sizes 12Q", "--iters 0", "--baseline=nope",
+        "--plot out.jpg", "--listen 9999", "--connect somewhere:1", "--listen --connect x", "--depth -1",
+        "--iters many"})
+    void badOptionsAreOneLineAndExitTwo(final String options)
+    {
+        final String[] args = ("perf " + options).split(" ");
+        final Run r = Run.jdat(args);
+        assertEquals(Jdat.EXIT_USAGE, r.code(), r.all());
+        assertTrue(r.oneErrorLine(), r.all());
+    }
+}
