@@ -62,6 +62,28 @@ class EvdTest
         }
     }
 
+    /**
+     * Makes a one-slot connection EVD of {@code ia} overflow: ESTABLISHED fills it, and the
+     * peer's disconnect adds DISCONNECTED. Returns the overflowed EVD.
+     */
+    static EventDispatcher overflowAConnectionEvd(final io.jdat.InterfaceAdapter ia)
+    {
+        final io.jdat.IaAttr attr = new io.jdat.IaAttr();
+        ia.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, attr, 0, null);
+        final io.jdat.ProtectionZone pz = ia.pzCreate();
+        final EventDispatcher conn = ia.evdCreate(1, null, EvdFlags.CONNECTION_FLAG);
+        final EventDispatcher serverConn = ia.evdCreate(4, null, EvdFlags.CONNECTION_FLAG);
+        final EventDispatcher crEvd = ia.evdCreate(4, null, EvdFlags.CR_FLAG);
+        final Endpoint client = ia.epCreate(pz, null, null, conn, null);
+        final Endpoint server = ia.epCreate(pz, null, null, serverConn, null);
+        final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+        client.connect(attr.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
+        Fixture.next(crEvd).crArrival.crHandle.accept(server, null);
+        assertTrue(Fixture.next(serverConn).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+        server.disconnect(CloseFlags.ABRUPT_FLAG);
+        return conn;
+    }
+
     // ------------------------------------------------------------------ dat_evd_create
 
     @Test
@@ -342,16 +364,7 @@ class EvdTest
         // digest §4.7, trap T-13: the async event names the overflowed EVD
         try (Fixture f = new Fixture())
         {
-            final EventDispatcher conn = f.evd(1, EvdFlags.CONNECTION_FLAG);
-            final EventDispatcher crEvd = f.evd(4, EvdFlags.CR_FLAG);
-            final Endpoint client = f.ia.epCreate(f.pz, null, null, conn, null);
-            final Fixture.Ep server = f.ep(null);
-            final PublicServicePoint psp = f.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-            client.connect(f.address, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
-            Fixture.next(crEvd).crArrival.crHandle.accept(server.ep(), null);
-            assertTrue(Fixture.next(server.conn()).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
-            // ESTABLISHED fills the client's one-slot EVD; DISCONNECTED overflows it
-            server.ep().disconnect(CloseFlags.ABRUPT_FLAG);
+            final EventDispatcher conn = overflowAConnectionEvd(f.ia);
             final DatEvent ev = Fixture.next(f.asyncEvd);
             assertTrue(ev.is(EventNumber.ASYNC_ERROR_EVD_OVERFLOW), ev.toString());
             assertSame(conn, ev.asyncError.datHandle);
@@ -523,7 +536,7 @@ class EvdTest
             evd.disable();
             evd.postSe(software(1));
             final DatOut<EventDispatcher> hint = new DatOut<>();
-            final CompletableFuture<DatStatus> waiter = CompletableFuture.supplyAsync(() -> cno.wait(5 * SECOND, hint));
+            final CompletableFuture<DatStatus> waiter = CompletableFuture.supplyAsync(() -> cno.wait(5 * SECOND, hint), Fixture.THREADS);
             try
             {
                 Thread.sleep(20);
@@ -735,7 +748,7 @@ class EvdTest
             {
                 waiting[0] = Thread.currentThread();
                 return evd.wait(5 * SECOND, 6, new DatEvent(), new DatCount());
-            });
+            }, Fixture.THREADS);
             while (waiting[0] == null)
             {
                 Thread.onSpinWait();

@@ -42,6 +42,14 @@ final class Fixture implements AutoCloseable
     static final long SECOND = 1_000_000L;
     private static final AtomicInteger NAMES = new AtomicInteger();
 
+    /**
+     * Runs each task on a new daemon thread. Tests that block in {@code dat_evd_wait} must not
+     * use the common pool: on a two-core machine it has one thread, and a second blocked waiter
+     * would never start.
+     */
+    static final java.util.concurrent.Executor THREADS =
+        task -> Thread.ofPlatform().daemon().name("test-waiter").start(task);
+
     final InterfaceAdapter ia;
     final EventDispatcher asyncEvd;
     final ProtectionZone pz;
