@@ -21,6 +21,10 @@ public interface Cno extends DatHandle
      */
     DatStatus wait(long timeoutMicros, DatOut<EventDispatcher> evd);
 
-    /** {@code dat_cno_modify_agent}; {@link OsWaitProxyAgent#NULL} detaches. */
+    /**
+     * {@code dat_cno_modify_agent}: the agent is called on the next trigger (or with no EVD when
+     * the IA closes or the last EVD lets go) and is then no longer associated with this CNO;
+     * {@link OsWaitProxyAgent#NULL} detaches.
+     */
     void modifyAgent(OsWaitProxyAgent agent);
 }

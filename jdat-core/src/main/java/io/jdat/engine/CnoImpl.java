@@ -17,7 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A consumer notification object. An EVD triggers it when a notification event arrives while the
  * EVD is enabled, has the CNO, and has no direct waiter. A trigger wakes every waiter with the
- * EVD as a hint and calls the proxy agent.
+ * EVD as a hint and calls the proxy agent, which is then no longer associated with the CNO
+ * ({@code dat_cno_create(3DAT)}; {@code dat_cno_modify_agent} arms it again). When the IA closes or
+ * the last EVD lets go, waiters and the agent are released with no EVD ({@code dat_cno_wait(3DAT)}).
  *
  * <p>Waits are level-triggered: before blocking, a waiter looks for an EVD of this CNO that
  * already holds a notification, so one that arrived before the wait is not lost.
@@ -69,18 +71,29 @@ final class CnoImpl extends EngineObject implements Cno
         try
         {
             evds.remove(evd);
-            if (!evds.isEmpty() || waiters == 0)
+            if (!evds.isEmpty())
             {
                 return;
             }
-            release();
-            a = agent;
+            if (waiters > 0)
+            {
+                release();
+            }
+            a = takeAgent();
         }
         finally
         {
             lock.unlock();
         }
         callAgent(a, null);
+    }
+
+    /** The agent to invoke, detached: once invoked it is no longer associated with this CNO. Lock held. */
+    private OsWaitProxyAgent takeAgent()
+    {
+        final OsWaitProxyAgent a = agent;
+        agent = OsWaitProxyAgent.NULL;
+        return a;
     }
 
     /** Wakes every waiter with no EVD (IA closed, or the last EVD freed). Lock held. */
@@ -105,7 +118,7 @@ final class CnoImpl extends EngineObject implements Cno
             lastTriggered = evd;
             generation++;
             triggered.signalAll();
-            a = agent;
+            a = takeAgent();
         }
         finally
         {
@@ -255,7 +268,7 @@ final class CnoImpl extends EngineObject implements Cno
         }
     }
 
-    /** IA close: waiters and the agent are released with no EVD. IA lock held. */
+    /** IA close: waiters and the agent (if still associated) are released with no EVD. IA lock held. */
     void destroy()
     {
         final OsWaitProxyAgent a;
@@ -264,12 +277,11 @@ final class CnoImpl extends EngineObject implements Cno
         {
             markDestroyed();
             evds.clear();
-            if (waiters == 0)
+            if (waiters > 0)
             {
-                return;
+                release();
             }
-            release();
-            a = agent;
+            a = takeAgent();
         }
         finally
         {
