@@ -210,6 +210,11 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     final Thread t = new Thread(r, "jdat-" + name + "-" + instanceId + "-timer");
                     t.setDaemon(true);
+                    // counted with the transport's threads, so leak checks see it
+                    synchronized (threads)
+                    {
+                        threads.add(t);
+                    }
                     return t;
                 });
                 timer.setRemoveOnCancelPolicy(true);
