@@ -1,0 +1,118 @@
+package io.jdat.shm;
+
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateInfo;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The record format of the rings: one RDMAP message segment (or a control record) per record,
+ * header first, payload after. Both ends run on one host, so fields are in native byte order.
+ * <pre>
+ *    0       4       8       12      16      20      24              32      36      40              48
+ *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+---------
+ *   |length | type  | flags |  msn  | stag  |  mo   |      to       |srcStag| term  |     srcTo     | payload
+ *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+---------
+ *   length  header + payload bytes (the record takes length rounded up to 8 in the ring)
+ *   type    an RdmapOpcode (SEND, SEND_WITH_SE, RDMA_WRITE, RDMA_READ_REQUEST, RDMA_READ_RESPONSE,
+ *           TERMINATE), or PAD (fills the end of the ring; only length and type are set), or CLOSE
+ *           (graceful disconnect: nothing follows)
+ *   flags   bit 0 LAST: the last segment of its message
+ *   msn     Send, Read Request: the message sequence number; Terminate: the offending MSN
+ *   stag    Write, Read Response: the sink STag; Read Request: the requester's sink STag;
+ *           Terminate: the offending STag
+ *   mo      Send: the message offset of the payload; Read Request: the bytes to read;
+ *           Terminate: the offending MO
+ *   to      Write, Read Response: the tagged offset of the first payload byte; Read Request: the
+ *           sink TO; Terminate: the offending TO
+ *   srcStag Read Request: the data source STag; Terminate: hdrKnown | tagged &lt;&lt; 1 |
+ *           opcode &lt;&lt; 8 | queue &lt;&lt; 16
+ *   term    Terminate: layer | etype &lt;&lt; 8 | code &lt;&lt; 16
+ *   srcTo   Read Request: the data source tagged offset
+ * </pre>
+ */
+final class Frame
+{
+    static final int LENGTH = 0;
+    static final int TYPE = 4;
+    static final int FLAGS = 8;
+    static final int MSN = 12;
+    static final int STAG = 16;
+    static final int MO = 20;
+    static final int TO = 24;
+    static final int SRC_STAG = 32;
+    static final int TERM = 36;
+    static final int SRC_TO = 40;
+    static final int HEADER = 48;
+
+    static final int PAD = 0x100;
+    static final int CLOSE = 0x101;
+
+    static final int FLAG_LAST = 1;
+
+    private Frame()
+    {
+    }
+
+    static void header(final MemorySegment d, final long at, final int length, final int type, final int flags)
+    {
+        d.set(ValueLayout.JAVA_INT, at + LENGTH, length);
+        d.set(ValueLayout.JAVA_INT, at + TYPE, type);
+        d.set(ValueLayout.JAVA_INT, at + FLAGS, flags);
+    }
+
+    static void untagged(final MemorySegment d, final long at, final int msn, final int mo)
+    {
+        d.set(ValueLayout.JAVA_INT, at + MSN, msn);
+        d.set(ValueLayout.JAVA_INT, at + MO, mo);
+    }
+
+    static void tagged(final MemorySegment d, final long at, final int stag, final long to)
+    {
+        d.set(ValueLayout.JAVA_INT, at + STAG, stag);
+        d.set(ValueLayout.JAVA_LONG, at + TO, to);
+    }
+
+    static void readRequest(final MemorySegment d, final long at, final int msn, final int sinkStag,
+        final long sinkTo, final int size, final int srcStag, final long srcTo)
+    {
+        d.set(ValueLayout.JAVA_INT, at + MSN, msn);
+        d.set(ValueLayout.JAVA_INT, at + STAG, sinkStag);
+        d.set(ValueLayout.JAVA_INT, at + MO, size);
+        d.set(ValueLayout.JAVA_LONG, at + TO, sinkTo);
+        d.set(ValueLayout.JAVA_INT, at + SRC_STAG, srcStag);
+        d.set(ValueLayout.JAVA_LONG, at + SRC_TO, srcTo);
+    }
+
+    static void terminate(final MemorySegment d, final long at, final TerminateInfo t)
+    {
+        d.set(ValueLayout.JAVA_INT, at + MSN, t.msn());
+        d.set(ValueLayout.JAVA_INT, at + STAG, t.stag());
+        d.set(ValueLayout.JAVA_INT, at + MO, t.mo());
+        d.set(ValueLayout.JAVA_LONG, at + TO, t.to());
+        d.set(ValueLayout.JAVA_INT, at + SRC_STAG, (t.hdrKnown() ? 1 : 0) | (t.tagged() ? 2 : 0)
+            | (t.opcode() & 0xFF) << 8 | (t.queue() & 0xFF) << 16);
+        d.set(ValueLayout.JAVA_INT, at + TERM, (t.layer() & 0xFF) | (t.etype() & 0xFF) << 8 | (t.code() & 0xFF) << 16);
+    }
+
+    /** Decodes a Terminate record (the peer's values, whatever they are, stay inside their fields). */
+    static TerminateInfo terminateInfo(final MemorySegment d, final long at)
+    {
+        final int hdr = d.get(ValueLayout.JAVA_INT, at + SRC_STAG);
+        final int term = d.get(ValueLayout.JAVA_INT, at + TERM);
+        return new TerminateInfo(term & 0xFF, term >>> 8 & 0xFF, term >>> 16 & 0xFF, (hdr & 1) != 0,
+            hdr >>> 8 & 0xFF, (hdr & 2) != 0, d.get(ValueLayout.JAVA_INT, at + STAG),
+            d.get(ValueLayout.JAVA_LONG, at + TO), hdr >>> 16 & 0xFF, d.get(ValueLayout.JAVA_INT, at + MSN),
+            d.get(ValueLayout.JAVA_INT, at + MO));
+    }
+
+    static String typeName(final int type)
+    {
+        return switch (type)
+        {
+            case PAD -> "PAD";
+            case CLOSE -> "CLOSE";
+            default -> RdmapOpcode.name(type);
+        };
+    }
+}

@@ -1,0 +1,174 @@
+package io.jdat.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * One direction of a connection: a single-producer single-consumer ring of variable-length
+ * records in a shared mapped file. One process writes, the other reads; each side makes one
+ * instance and uses only its half of the methods.
+ * <pre>
+ *   control block (256 bytes)
+ *     0    tail  long   bytes ever published by the producer   written by the producer only
+ *     128  head  long   bytes ever consumed by the consumer     written by the consumer only
+ *                       (each on its own cache line pair, so the two sides do not share a line)
+ *
+ *   data (capacity bytes, a power of two)
+ *     a record starts at (position &amp; (capacity - 1)), 8-byte aligned, and never wraps: a record
+ *     that would cross the end is preceded by a PAD record that fills the rest of the ring
+ *     +--------+--------+------------------------------------------------+
+ *     | length | type   | the rest of the record (see Frame)             |  length rounded up to 8
+ *     +--------+--------+------------------------------------------------+
+ * </pre>
+ * Publication (a Lamport queue): the producer writes a record with plain stores, then stores
+ * {@code tail} with release; the consumer loads {@code tail} with acquire, so it sees every byte of
+ * every record below it. The consumer stores {@code head} with release once it is done with a
+ * record (it has delivered it); the producer loads {@code head} with acquire before it writes
+ * over that space again, so the consumer's reads come before the producer's overwrite.
+ *
+ * <p>Neither side trusts the other: each keeps its own position in a private field and only
+ * publishes it, never reads it back; the other side's word is checked on every load
+ * ({@code 0 <= tail - head <= capacity}, multiple of 8) and a bad one throws {@link Corrupt}.
+ */
+final class SpscRing
+{
+    static final long TAIL = 0;
+    static final long HEAD = 128;
+    static final long CONTROL_SIZE = 256;
+    static final int ALIGN = 8;
+
+    private final MemorySegment control;
+    private final MemorySegment data;
+    private final long capacity;
+    private final long mask;
+    /** Producer: the private tail. Consumer: the private head. */
+    private long position;
+    /** Producer: the consumer's head as last loaded. */
+    private long knownHead;
+    private int claimed;
+
+    SpscRing(final MemorySegment control, final MemorySegment data)
+    {
+        this.control = control;
+        this.data = data;
+        this.capacity = data.byteSize();
+        if (Long.bitCount(capacity) != 1 || capacity < 256)
+        {
+            throw new IllegalArgumentException("ring capacity " + capacity + " is not a power of two >= 256");
+        }
+        this.mask = capacity - 1;
+    }
+
+    static int aligned(final int length)
+    {
+        return (length + ALIGN - 1) & -ALIGN;
+    }
+
+    MemorySegment data()
+    {
+        return data;
+    }
+
+    long capacity()
+    {
+        return capacity;
+    }
+
+    /** Producer: bytes published so far (the private tail). */
+    long position()
+    {
+        return position;
+    }
+
+    // ---------------------------------------------------------------- producer
+
+    /**
+     * Producer: makes room for a record of {@code length} bytes (header and payload) and returns
+     * its offset in {@link #data()}, or -1 if the consumer has not freed enough yet. A PAD record
+     * is written first when the record would cross the end. {@link #commit()} publishes it.
+     * The length must be at most a quarter of the capacity.
+     */
+    long claim(final int length)
+    {
+        final int size = aligned(length);
+        final long index = position & mask;
+        final long toEnd = capacity - index;
+        final long need = size <= toEnd ? size : toEnd + size;
+        if (position + need - knownHead > capacity)
+        {
+            loadHead();
+            if (position + need - knownHead > capacity)
+            {
+                return -1;
+            }
+        }
+        claimed = size;
+        if (size <= toEnd)
+        {
+            return index;
+        }
+        data.set(ValueLayout.JAVA_INT, index, (int) toEnd);
+        data.set(ValueLayout.JAVA_INT, index + 4, Frame.PAD);
+        position += toEnd;
+        return 0;
+    }
+
+    /** Producer: publishes the record just claimed (and the PAD before it, if any). */
+    void commit()
+    {
+        position += claimed;
+        claimed = 0;
+        Shared.setLongRelease(control, TAIL, position);
+    }
+
+    /** Producer: how far the consumer has consumed (checked). */
+    long consumed()
+    {
+        loadHead();
+        return knownHead;
+    }
+
+    private void loadHead()
+    {
+        final long h = Shared.getLongAcquire(control, HEAD);
+        final long inFlight = position - h;
+        if (inFlight < 0 || inFlight > capacity || (h & (ALIGN - 1)) != 0)
+        {
+            throw Corrupt.framing("the consumer's head " + h + " is impossible (tail " + position + ")");
+        }
+        knownHead = h;
+    }
+
+    // ---------------------------------------------------------------- consumer
+
+    /** Consumer: bytes published and not yet consumed (checked). */
+    long available()
+    {
+        final long t = Shared.getLongAcquire(control, TAIL);
+        final long d = t - position;
+        if (d < 0 || d > capacity || (d & (ALIGN - 1)) != 0)
+        {
+            throw Corrupt.framing("the producer's tail " + t + " is impossible (head " + position + ")");
+        }
+        return d;
+    }
+
+    /** Consumer: the offset in {@link #data()} of the next record. */
+    long readIndex()
+    {
+        return position & mask;
+    }
+
+    /** Consumer: bytes from the next record to the end of the data area. */
+    long toEnd()
+    {
+        return capacity - (position & mask);
+    }
+
+    /** Consumer: done with {@code size} bytes (a whole aligned record); the producer may reuse them. */
+    void consume(final long size)
+    {
+        position += size;
+        Shared.setLongRelease(control, HEAD, position);
+    }
+}
