@@ -6,4 +6,9 @@ module io.jdat.shm
 {
     // the transport implements channel SPI types of the engine
     requires transitive io.jdat.core;
+    requires org.jctools.core;
+
+    exports io.jdat.shm;
+
+    provides io.jdat.spi.DatProviderLibrary with io.jdat.shm.ShmLibrary;
 }

@@ -1,0 +1,589 @@
+package io.jdat.shm;
+
+import io.jdat.engine.channel.Channel;
+import io.jdat.engine.channel.ChannelHandler;
+import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateCodes;
+import io.jdat.engine.channel.TerminateInfo;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
+
+/**
+ * One end of an established {@code shm} connection. Posting only enqueues (lock-free); progress
+ * rounds of the port then, in order: write queued messages into this side's ring as records of at
+ * most {@code max_chunk} payload bytes, copied from the engine's registered memory; hand the
+ * peer's records to the engine, which validates and places them (one copy, from the ring into the
+ * target); report messages sent once the peer has consumed their last record, which it does only
+ * after its engine placed them ({@link #sentMeansPlaced()}); and watch the peer: its "gone" word
+ * in the file, and its process.
+ *
+ * <p>The peer is not trusted: every record is checked before the engine sees it (see
+ * {@link SpscRing} and {@link Frame}); each header field is read once; a violation sends a
+ * Terminate if there is room, and breaks the connection.
+ *
+ * <p>Closing: a graceful {@link #disconnect()} writes a CLOSE record after the posted messages and
+ * ends when the peer has consumed it; {@link #terminate} writes a Terminate and ends at once;
+ * {@link #abort()} ends at once and tells the peer through its "gone" word. A peer that does not
+ * make room within {@code close_timeout_ms} is dropped. The peer's "gone" word and its death are
+ * acted on after what it wrote before is delivered.
+ */
+final class ShmChannel implements Channel, Work
+{
+    private static final Object CLOSE = new Object();
+    private static final int RX_BUDGET = 64;
+
+    private static final int OPEN = 0;
+    private static final int CLOSING = 1;
+    private static final int DONE = 2;
+
+    private final ShmPort port;
+    private final ConnectionFile file;
+    private final boolean active;
+    private final ChannelHandler handler;
+    /** The peer's process, or null when it is this process (then its port tells us it closed). */
+    private final ProcessHandle peer;
+    private final SpscRing tx;
+    private final SpscRing rx;
+    private final MemorySegment txData;
+    private final MemorySegment rxData;
+    private final int maxChunk;
+    private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
+    private volatile boolean finished;
+    private volatile boolean abortRequested;
+    private volatile boolean closeRequested;
+    private volatile boolean terminateRequested;
+
+    // the fields below belong to progress rounds (the port's progress lock)
+    private int state = OPEN;
+    /** The message being written, and how far: bytes of it, gather piece, bytes of that piece. */
+    private Object current;
+    private long msgDone;
+    private int piece;
+    private long pieceDone;
+    /** Messages written and not yet consumed by the peer, with the ring position after each. */
+    private OutboundMessage[] sentMsg = new OutboundMessage[64];
+    private long[] sentEnd = new long[64];
+    private int sentFirst;
+    private int sentCount;
+    private long closeEnd;
+    private long closeDeadline;
+    private long nextLiveness;
+    private boolean rxStopped;
+
+    ShmChannel(final ShmPort port, final ConnectionFile file, final boolean active, final ChannelHandler handler,
+        final ProcessHandle peer)
+    {
+        this.port = port;
+        this.file = file;
+        this.active = active;
+        this.handler = handler;
+        this.peer = peer;
+        this.tx = file.ring(active);
+        this.rx = file.ring(!active);
+        this.txData = tx.data();
+        this.rxData = rx.data();
+        this.maxChunk = port.transport.maxChunk;
+    }
+
+    // ---------------------------------------------------------------- Channel
+
+    @Override
+    public void post(final OutboundMessage message)
+    {
+        if (!finished && !abortRequested)
+        {
+            outbound.offer(message);
+        }
+    }
+
+    @Override
+    public void flush()
+    {
+        if (!finished)
+        {
+            port.flush(this);
+        }
+    }
+
+    boolean hasQueued()
+    {
+        return !finished && !outbound.isEmpty();
+    }
+
+    @Override
+    public int maxSegmentPayload()
+    {
+        return maxChunk;
+    }
+
+    @Override
+    public boolean sentMeansPlaced()
+    {
+        return true;
+    }
+
+    @Override
+    public void terminate(final TerminateInfo info)
+    {
+        if (!finished)
+        {
+            terminateRequested = true;
+            closeRequested = true;
+            outbound.offer(info);
+            port.flush(this);
+        }
+    }
+
+    @Override
+    public void disconnect()
+    {
+        if (!finished)
+        {
+            closeRequested = true;
+            outbound.offer(CLOSE);
+            port.flush(this);
+        }
+    }
+
+    @Override
+    public void abort()
+    {
+        abortRequested = true;
+        port.wake();
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    @Override
+    public int progress(final long now)
+    {
+        if (state == DONE)
+        {
+            return 0;
+        }
+        if (abortRequested)
+        {
+            finish(null, ConnectionFile.GONE_ABORTED);
+            return 1;
+        }
+        try
+        {
+            int n = transmit(now);
+            if (state != DONE)
+            {
+                n += receive(RX_BUDGET);
+            }
+            if (state != DONE)
+            {
+                n += reap();
+            }
+            if (state != DONE)
+            {
+                n += watch(now);
+            }
+            return n;
+        }
+        catch (final Corrupt e)
+        {
+            broken(e.info);
+            return 1;
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // a closed or faulting mapping (a peer that shrank the file), or an engine failure
+            broken(TerminateInfo.of(TerminateCodes.LAYER_LLP, 0, TerminateCodes.LLP_LOCAL_CATASTROPHIC));
+            return 1;
+        }
+    }
+
+    /** Writes queued messages into the ring while there is room. */
+    private int transmit(final long now)
+    {
+        int n = 0;
+        while (state != DONE)
+        {
+            Object m = current;
+            if (m == null)
+            {
+                m = outbound.poll();
+                if (m == null)
+                {
+                    break;
+                }
+                current = m;
+                msgDone = 0;
+                piece = 0;
+                pieceDone = 0;
+            }
+            if (m instanceof TerminateInfo t)
+            {
+                final long at = tx.claim(Frame.HEADER);
+                if (at < 0)
+                {
+                    break;
+                }
+                Frame.header(txData, at, Frame.HEADER, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
+                Frame.terminate(txData, at, t);
+                tx.commit();
+                current = null;
+                finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
+                return n + 1;
+            }
+            if (state == CLOSING)
+            {
+                // nothing but a Terminate goes after CLOSE
+                current = null;
+                continue;
+            }
+            if (m == CLOSE)
+            {
+                final long at = tx.claim(Frame.HEADER);
+                if (at < 0)
+                {
+                    break;
+                }
+                Frame.header(txData, at, Frame.HEADER, Frame.CLOSE, Frame.FLAG_LAST);
+                tx.commit();
+                closeEnd = tx.position();
+                state = CLOSING;
+            }
+            else
+            {
+                final OutboundMessage om = (OutboundMessage) m;
+                if (!write(om))
+                {
+                    break;
+                }
+                pushSent(om, tx.position());
+            }
+            current = null;
+            n++;
+        }
+        if (closeRequested && closeDeadline == 0 && state != DONE)
+        {
+            closeDeadline = (now + port.transport.closeTimeoutNanos) | 1;
+        }
+        return n;
+    }
+
+    /** Writes (the rest of) one message; false if the ring filled up first. */
+    private boolean write(final OutboundMessage m)
+    {
+        final int op = m.opcode();
+        if (op == RdmapOpcode.RDMA_READ_REQUEST)
+        {
+            final long at = tx.claim(Frame.HEADER);
+            if (at < 0)
+            {
+                return false;
+            }
+            Frame.header(txData, at, Frame.HEADER, op, Frame.FLAG_LAST);
+            Frame.readRequest(txData, at, m.msn(), m.stag(), m.to(), m.readSize(), m.srcStag(), m.srcTo());
+            tx.commit();
+            return true;
+        }
+        final long total = m.payloadLength();
+        do
+        {
+            final int chunk = (int) Math.min(total - msgDone, maxChunk);
+            final long at = tx.claim(Frame.HEADER + chunk);
+            if (at < 0)
+            {
+                return false;
+            }
+            final boolean last = msgDone + chunk == total;
+            Frame.header(txData, at, Frame.HEADER + chunk, op, last ? Frame.FLAG_LAST : 0);
+            switch (op)
+            {
+                case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> Frame.untagged(txData, at, m.msn(), (int) msgDone);
+                case RdmapOpcode.RDMA_WRITE, RdmapOpcode.RDMA_READ_RESPONSE -> Frame.tagged(txData, at, m.stag(),
+                    m.to() + msgDone);
+                default -> throw new IllegalArgumentException("opcode " + RdmapOpcode.name(op));
+            }
+            gather(m, at + Frame.HEADER, chunk);
+            tx.commit();
+            msgDone += chunk;
+        }
+        while (msgDone < total);
+        return true;
+    }
+
+    /** Copies the next {@code n} bytes of a message's gather list into the ring. */
+    private void gather(final OutboundMessage m, final long to, final int n)
+    {
+        long done = 0;
+        while (done < n)
+        {
+            if (piece >= m.payloadSegments())
+            {
+                throw new IllegalStateException("the message's pieces hold less than its length");
+            }
+            final long left = m.payloadLength(piece) - pieceDone;
+            if (left <= 0)
+            {
+                piece++;
+                pieceDone = 0;
+                continue;
+            }
+            final long k = Math.min(left, n - done);
+            MemorySegment.copy(m.payloadMemory(piece), m.payloadOffset(piece) + pieceDone, txData, to + done, k);
+            pieceDone += k;
+            done += k;
+        }
+    }
+
+    private void pushSent(final OutboundMessage m, final long end)
+    {
+        if (sentCount == sentMsg.length)
+        {
+            final OutboundMessage[] msgs = new OutboundMessage[sentCount * 2];
+            final long[] ends = new long[sentCount * 2];
+            for (int i = 0; i < sentCount; i++)
+            {
+                msgs[i] = sentMsg[(sentFirst + i) % sentCount];
+                ends[i] = sentEnd[(sentFirst + i) % sentCount];
+            }
+            sentMsg = msgs;
+            sentEnd = ends;
+            sentFirst = 0;
+        }
+        final int i = (sentFirst + sentCount) % sentMsg.length;
+        sentMsg[i] = m;
+        sentEnd[i] = end;
+        sentCount++;
+    }
+
+    /** Delivers the peer's records to the engine, at most {@code budget} of them. */
+    private int receive(final int budget)
+    {
+        if (rxStopped)
+        {
+            return 0;
+        }
+        int n = 0;
+        long avail = rx.available();
+        while (avail > 0 && n < budget)
+        {
+            if (abortRequested)
+            {
+                return n;
+            }
+            final long at = rx.readIndex();
+            final long toEnd = rx.toEnd();
+            // each field is read once: the peer may change the bytes under us
+            final int length = rxData.get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
+            final int type = rxData.get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+            if (type == Frame.PAD)
+            {
+                if (length != toEnd || toEnd > avail)
+                {
+                    throw Corrupt.framing("PAD of " + length + " bytes where " + toEnd + " remain");
+                }
+                rx.consume(toEnd);
+                avail -= toEnd;
+                continue;
+            }
+            if (length < Frame.HEADER || length > toEnd || SpscRing.aligned(length) > avail)
+            {
+                throw Corrupt.framing("record of " + length + " bytes (" + avail + " published, " + toEnd
+                    + " before the end)");
+            }
+            final int size = SpscRing.aligned(length);
+            final boolean last = (rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS) & Frame.FLAG_LAST) != 0;
+            final long payload = at + Frame.HEADER;
+            final int len = length - Frame.HEADER;
+            final boolean ok;
+            switch (type)
+            {
+                case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> ok = handler.onSend(
+                    rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN), rxData.get(ValueLayout.JAVA_INT, at + Frame.MO),
+                    last, type == RdmapOpcode.SEND_WITH_SE, rxData, payload, len);
+                case RdmapOpcode.RDMA_WRITE -> ok = handler.onWrite(rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG),
+                    rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO), last, rxData, payload, len);
+                case RdmapOpcode.RDMA_READ_RESPONSE -> ok = handler.onReadResponse(
+                    rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG), rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
+                    last, rxData, payload, len);
+                case RdmapOpcode.RDMA_READ_REQUEST ->
+                {
+                    if (len != 0)
+                    {
+                        throw Corrupt.framing("a Read Request with " + len + " payload bytes");
+                    }
+                    ok = handler.onReadRequest(rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN),
+                        rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG), rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
+                        rxData.get(ValueLayout.JAVA_INT, at + Frame.MO), rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG),
+                        rxData.get(ValueLayout.JAVA_LONG, at + Frame.SRC_TO));
+                }
+                case RdmapOpcode.TERMINATE ->
+                {
+                    final TerminateInfo info = Frame.terminateInfo(rxData, at);
+                    rx.consume(size);
+                    handler.onTerminate(info);
+                    finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
+                    return n + 1;
+                }
+                case Frame.CLOSE ->
+                {
+                    rx.consume(size);
+                    finish(CloseReason.PEER_CLOSED, ConnectionFile.GONE_CLOSED);
+                    return n + 1;
+                }
+                default -> throw Corrupt.opcode("record type " + type);
+            }
+            rx.consume(size);
+            avail -= size;
+            n++;
+            if (!ok)
+            {
+                // the engine rejected the segment and is terminating: deliver nothing more
+                rxStopped = true;
+                return n;
+            }
+        }
+        return n;
+    }
+
+    /** Reports the messages whose last record the peer consumed; ends a graceful close. */
+    private int reap()
+    {
+        if (sentCount == 0 && state != CLOSING)
+        {
+            return 0;
+        }
+        final long consumed = tx.consumed();
+        int n = 0;
+        while (sentCount > 0 && sentEnd[sentFirst] - consumed <= 0)
+        {
+            final OutboundMessage m = sentMsg[sentFirst];
+            sentMsg[sentFirst] = null;
+            sentFirst = (sentFirst + 1) % sentMsg.length;
+            sentCount--;
+            n++;
+            handler.onSent(m);
+            if (abortRequested || state == DONE)
+            {
+                return n;
+            }
+        }
+        if (state == CLOSING && consumed - closeEnd >= 0)
+        {
+            finish(CloseReason.LOCAL_CLOSE, ConnectionFile.GONE_CLOSED);
+            n++;
+        }
+        return n;
+    }
+
+    /** The peer's gone word, the peer's process, and the close deadline. */
+    private int watch(final long now)
+    {
+        final int gone = file.gone(!active);
+        final boolean dead = gone == ConnectionFile.OPEN && now - nextLiveness >= 0 && peer != null
+            && !Liveness.alive(peer);
+        if (now - nextLiveness >= 0)
+        {
+            nextLiveness = now + port.transport.livenessNanos;
+        }
+        if (gone != ConnectionFile.OPEN || dead)
+        {
+            // what the peer wrote before it went is visible now: deliver it first
+            int n = receive(Integer.MAX_VALUE);
+            if (state != DONE)
+            {
+                n += reap();
+            }
+            if (state != DONE)
+            {
+                finish(dead || gone == ConnectionFile.GONE_BROKEN ? CloseReason.BROKEN : CloseReason.PEER_CLOSED,
+                    dead ? ConnectionFile.GONE_BROKEN : ConnectionFile.GONE_CLOSED);
+            }
+            return n + 1;
+        }
+        if (closeDeadline != 0 && now - closeDeadline >= 0)
+        {
+            // the peer made no room for the CLOSE or the Terminate in time
+            if (terminateRequested)
+            {
+                finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
+            }
+            else
+            {
+                finish(CloseReason.LOCAL_CLOSE, ConnectionFile.GONE_ABORTED);
+            }
+            return 1;
+        }
+        return 0;
+    }
+
+    /** The peer broke the protocol: a Terminate if there is room, then the connection breaks. */
+    private void broken(final TerminateInfo info)
+    {
+        if (state == DONE)
+        {
+            return;
+        }
+        try
+        {
+            final long at = tx.claim(Frame.HEADER);
+            if (at >= 0)
+            {
+                Frame.header(txData, at, Frame.HEADER, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
+                Frame.terminate(txData, at, info);
+                tx.commit();
+            }
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // the peer wrecked this direction too: it hears of the break through the gone word
+        }
+        finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
+    }
+
+    /**
+     * Ends this side: tells the peer ({@code gone}), leaves the port, unmaps, and tells the engine
+     * ({@code reason}; none after an abort).
+     */
+    private void finish(final CloseReason reason, final int gone)
+    {
+        if (state == DONE)
+        {
+            return;
+        }
+        state = DONE;
+        finished = true;
+        current = null;
+        Arrays.fill(sentMsg, null);
+        sentCount = 0;
+        try
+        {
+            file.markGone(active, gone);
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // nothing more can be said through a mapping that failed
+        }
+        port.remove(this);
+        file.unmap();
+        outbound.clear();
+        if (reason != null && !abortRequested)
+        {
+            handler.onClosed(reason);
+        }
+    }
+
+    @Override
+    public void shutdown()
+    {
+        abortRequested = true;
+        finish(null, ConnectionFile.GONE_ABORTED);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ShmChannel[" + file + (active ? " active" : " passive") + (finished ? ", closed" : "") + "]";
+    }
+}

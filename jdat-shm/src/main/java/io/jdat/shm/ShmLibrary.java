@@ -1,0 +1,46 @@
+package io.jdat.shm;
+
+import io.jdat.engine.EngineConfig;
+import io.jdat.engine.SoftwareLibrary;
+import io.jdat.engine.channel.Transport;
+import io.jdat.spi.StaticRegistryEntry;
+import java.util.List;
+
+/**
+ * The {@code shm} provider library: connections between processes of one host through shared
+ * memory. It registers the IA name {@code shm} in both thread-safety flavours; more names (other
+ * addresses, directories or ring sizes) can be added in {@code dat.conf} with library {@code shm}
+ * and the options as instance data (see the transport's options in the package overview).
+ */
+public final class ShmLibrary extends SoftwareLibrary
+{
+    /** The library name {@code dat.conf} uses. */
+    public static final String NAME = "shm";
+
+    @Override
+    public String libraryName()
+    {
+        return NAME;
+    }
+
+    @Override
+    public List<StaticRegistryEntry> defaultEntries()
+    {
+        return List.of(
+            StaticRegistryEntry.of(NAME, true, NAME, "jdat.0.1", ""),
+            StaticRegistryEntry.of(NAME, false, NAME, "jdat.0.1", ""));
+    }
+
+    @Override
+    protected Transport createTransport(final String iaName, final EngineConfig config)
+    {
+        return new ShmTransport(iaName, config);
+    }
+
+    /** EVD polls and the spin phase of EVD waits move the rings on the consumer's thread. */
+    @Override
+    protected boolean pollsInline()
+    {
+        return true;
+    }
+}

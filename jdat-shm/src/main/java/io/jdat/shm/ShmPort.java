@@ -1,0 +1,524 @@
+package io.jdat.shm;
+
+import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.IaAddress;
+import io.jdat.NamedAttr;
+import io.jdat.engine.channel.ConnectHandler;
+import io.jdat.engine.channel.ConnectRequest;
+import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.engine.channel.ListenHandler;
+import io.jdat.engine.channel.Listener;
+import io.jdat.engine.channel.PendingConnect;
+import io.jdat.engine.channel.TransportContext;
+import io.jdat.engine.channel.TransportPort;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One IA instance on an {@code shm} address: its listeners, attempts and connections, and the
+ * thread that moves them ({@code jdat-shm-IA-N-io}). Everything that touches the shared files
+ * after setup runs in progress rounds under one lock: on the I/O thread, on a consumer thread
+ * that polls an EVD ({@link #poll()}), or on a thread that posts ({@link #flush}). Whoever finds
+ * the lock taken leaves the work to its holder and wakes the I/O thread.
+ */
+final class ShmPort implements TransportPort
+{
+    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
+    private static final Work[] NONE = new Work[0];
+    /** Connection ids: this process's id above, a sequence below (the file name c-PID-SEQ). */
+    private static final AtomicLong SEQUENCE = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
+
+    final ShmTransport transport;
+    /** This port's address directory. */
+    final Path dir;
+    final ReentrantLock progress = new ReentrantLock();
+    private final Object registry = new Object();
+    private volatile Work[] work = NONE;
+    private final Thread io;
+    private volatile boolean closed;
+    private volatile boolean wake;
+
+    ShmPort(final ShmTransport transport, final TransportContext context)
+    {
+        this.transport = transport;
+        this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
+        ShmDirectory.sweep(dir);
+        this.io = context.threads().newThread(this::run);
+        io.setName("jdat-shm-" + context.iaName() + "-" + context.instanceId() + "-io");
+        io.start();
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    private void run()
+    {
+        final Backoff.State idle = transport.backoff.newState();
+        while (!closed)
+        {
+            int n = 0;
+            if (progress.tryLock())
+            {
+                try
+                {
+                    n = round();
+                }
+                finally
+                {
+                    progress.unlock();
+                }
+            }
+            if (wake)
+            {
+                wake = false;
+                n++;
+            }
+            idle.idle(n);
+        }
+    }
+
+    /** One pass over every piece of work. Progress lock held. */
+    private int round()
+    {
+        final long now = System.nanoTime();
+        int n = 0;
+        for (final Work w : work)
+        {
+            try
+            {
+                n += w.progress(now);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.ERROR, "shm: " + w + " failed", e);
+                remove(w);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int poll()
+    {
+        if (closed || progress.isHeldByCurrentThread() || !progress.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            return round();
+        }
+        finally
+        {
+            progress.unlock();
+        }
+    }
+
+    /** A channel has new messages: move them now if the lock is free, else leave them to its holder. */
+    void flush(final ShmChannel channel)
+    {
+        if (progress.isHeldByCurrentThread())
+        {
+            // a callback posted: the round in progress goes on while there is work
+            wake = true;
+            return;
+        }
+        if (!closed && progress.tryLock())
+        {
+            try
+            {
+                channel.progress(System.nanoTime());
+            }
+            finally
+            {
+                progress.unlock();
+            }
+            if (channel.hasQueued())
+            {
+                wake();
+            }
+            return;
+        }
+        wake();
+    }
+
+    void wake()
+    {
+        wake = true;
+        LockSupport.unpark(io);
+    }
+
+    void add(final Work w)
+    {
+        synchronized (registry)
+        {
+            final Work[] old = work;
+            final Work[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = w;
+            work = grown;
+        }
+        wake();
+    }
+
+    void remove(final Work w)
+    {
+        synchronized (registry)
+        {
+            final Work[] old = work;
+            for (int i = 0; i < old.length; i++)
+            {
+                if (old[i] == w)
+                {
+                    final Work[] shrunk = new Work[old.length - 1];
+                    System.arraycopy(old, 0, shrunk, 0, i);
+                    System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                    work = shrunk;
+                    return;
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- TransportPort
+
+    @Override
+    public IaAddress address()
+    {
+        return transport.address;
+    }
+
+    @Override
+    public List<NamedAttr> attributes()
+    {
+        return List.of(new NamedAttr("jdat.shm.dir", dir.toString()),
+            new NamedAttr("jdat.shm.ring_size", Integer.toString(transport.ringSize)),
+            new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)));
+    }
+
+    @Override
+    public int maxPrivateDataSize()
+    {
+        return transport.maxPrivateData;
+    }
+
+    @Override
+    public void checkAddress(final IaAddress remote)
+    {
+        if (remote.isInet())
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                "the shm provider connects to host-local names, not to IP addresses (" + remote + ")");
+        }
+        if (!ShmDirectory.validName(remote.name()))
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                "'" + remote.name() + "' is not an shm address name");
+        }
+    }
+
+    @Override
+    public Listener listen(final long connQual, final ListenHandler handler)
+    {
+        checkOpen();
+        final ListenerFile f = ShmDirectory.locked(dir, () -> ListenerFile.create(dir, connQual));
+        if (f == null)
+        {
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE,
+                "connection qualifier " + connQual + " is in use on " + transport.address);
+        }
+        return started(new ShmListener(this, f, connQual, handler));
+    }
+
+    @Override
+    public Listener listenAny(final ListenHandler handler)
+    {
+        checkOpen();
+        final long span = transport.anyHigh - transport.anyLow + 1;
+        final long first = ThreadLocalRandom.current().nextLong(span);
+        final long[] bound = {0};
+        final ListenerFile f = ShmDirectory.locked(dir, () ->
+        {
+            for (long i = 0; i < span; i++)
+            {
+                final long q = transport.anyLow + (first + i) % span;
+                final ListenerFile l = ListenerFile.create(dir, q);
+                if (l != null)
+                {
+                    bound[0] = q;
+                    return l;
+                }
+            }
+            return null;
+        });
+        if (f == null)
+        {
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "every qualifier of "
+                + transport.anyLow + ".." + transport.anyHigh + " is in use on " + transport.address);
+        }
+        return started(new ShmListener(this, f, bound[0], handler));
+    }
+
+    private ShmListener started(final ShmListener l)
+    {
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                l.shutdown();
+                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+            }
+            add(l);
+        }
+        return l;
+    }
+
+    @Override
+    public PendingConnect connect(final ConnectRequest request, final ConnectHandler handler)
+    {
+        checkOpen();
+        final String name = request.remoteAddress().name();
+        final Path remoteDir = name == null || !ShmDirectory.validName(name) ? null : transport.root.resolve(name);
+        if (remoteDir == null || !Files.isDirectory(remoteDir))
+        {
+            handler.unreachable();
+            return Finished.INSTANCE;
+        }
+        final Path lp = ShmDirectory.listenerPath(remoteDir, request.remoteConnQual());
+        final ListenerFile lf = ListenerFile.open(lp);
+        if (lf == null || !lf.listening() || !Liveness.alive(lf.ownerPid(), lf.ownerStart()))
+        {
+            if (lf != null)
+            {
+                lf.unmap();
+                ShmDirectory.locked(remoteDir, () ->
+                {
+                    if (ListenerFile.stale(lp))
+                    {
+                        ShmDirectory.delete(lp);
+                    }
+                    return null;
+                });
+            }
+            // nobody listens: what a TCP reset is to tcp, a non-peer rejection
+            handler.rejected(false);
+            return Finished.INSTANCE;
+        }
+        final byte[] pd = request.privateData() == null ? new byte[0] : request.privateData();
+        final ConnectionFile f = ShmDirectory.locked(remoteDir, () ->
+        {
+            while (true)
+            {
+                final ConnectionFile c = ConnectionFile.create(remoteDir, nextId(), transport.ringSize);
+                if (c != null)
+                {
+                    return c;
+                }
+            }
+        });
+        f.writeRequest(request.remoteConnQual(), transport.address.name(), pd, request.ird(), request.ord());
+        final int slot = lf.post(f.id);
+        if (slot < 0 || !lf.listening() && lf.withdraw(slot, f.id))
+        {
+            // the backlog is full, or the listener closed before it saw the request
+            lf.unmap();
+            f.unlink();
+            f.unmap();
+            handler.rejected(false);
+            return Finished.INSTANCE;
+        }
+        final ShmAttempt attempt = new ShmAttempt(this, f, handler, lf.ownerPid(), lf.ownerStart());
+        lf.unmap();
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                attempt.shutdown();
+                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+            }
+            add(attempt);
+        }
+        return attempt;
+    }
+
+    private static long nextId()
+    {
+        while (true)
+        {
+            final long seq = SEQUENCE.incrementAndGet() & 0xFFFF_FFFFL;
+            if (seq != 0)
+            {
+                return Liveness.SELF_PID << 32 | seq;
+            }
+        }
+    }
+
+    /**
+     * A listener of this port took connection {@code id} out of a slot: open and check the file,
+     * and hand the request to the listener's consumer. Progress lock held.
+     */
+    void intake(final long id, final long localQual, final ListenHandler handler)
+    {
+        final ConnectionFile f = ConnectionFile.open(dir, id);
+        if (f == null)
+        {
+            // withdrawn meanwhile, or not a connection file: there is nobody to answer
+            return;
+        }
+        if (f.state() != ConnectionFile.REQUESTED)
+        {
+            f.unmap();
+            return;
+        }
+        final String address = f.activeAddress();
+        final byte[] pd = f.privateData(true);
+        final int ird = f.activeIrd();
+        final int ord = f.activeOrd();
+        final long pid = f.activePid();
+        final long start = f.activeStart();
+        if (address == null || pd == null || !ConnectionFile.validReads(ird, ord) || !Liveness.alive(pid, start))
+        {
+            f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            f.unmap();
+            return;
+        }
+        f.writeTaker();
+        final ShmRequest r = new ShmRequest(this, f, localQual, IaAddress.named(address), f.activePort(), pd, ird,
+            ord, pid, start);
+        add(r);
+        if (!handler.onRequest(r))
+        {
+            r.reject(false);
+        }
+    }
+
+    /** A listener closed with requests still in its slots: they are refused as if nobody listened. */
+    void refuse(final long id)
+    {
+        final ConnectionFile f = ConnectionFile.open(dir, id);
+        if (f != null)
+        {
+            f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            f.unmap();
+        }
+    }
+
+    @Override
+    public boolean handoff(final IncomingRequest request, final long connQual)
+    {
+        if (!(request instanceof ShmRequest r) || r.port != this || closed)
+        {
+            return false;
+        }
+        final ListenerFile lf = ListenerFile.open(ShmDirectory.listenerPath(dir, connQual));
+        if (lf == null)
+        {
+            return false;
+        }
+        try
+        {
+            if (!lf.listening() || !Liveness.alive(lf.ownerPid(), lf.ownerStart()) || !r.handOff())
+            {
+                return false;
+            }
+            final int slot = lf.post(r.file.id);
+            if (slot < 0 || !lf.listening() && lf.withdraw(slot, r.file.id))
+            {
+                r.takeBack();
+                return false;
+            }
+            r.handedOff();
+            return true;
+        }
+        finally
+        {
+            lf.unmap();
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        LockSupport.unpark(io);
+        if (Thread.currentThread() != io)
+        {
+            try
+            {
+                io.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        progress.lock();
+        try
+        {
+            for (final Work w : work)
+            {
+                try
+                {
+                    w.shutdown();
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "shm: closing " + w + " failed", e);
+                }
+            }
+            synchronized (registry)
+            {
+                work = NONE;
+            }
+        }
+        finally
+        {
+            progress.unlock();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "shm:" + transport.address + "@" + dir;
+    }
+
+    /** An attempt that ended before {@link #connect} returned. */
+    private static final class Finished implements PendingConnect
+    {
+        static final Finished INSTANCE = new Finished();
+
+        @Override
+        public long localPortQual()
+        {
+            return 0;
+        }
+
+        @Override
+        public boolean cancel()
+        {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package io.jdat.shm;
+
+import io.jdat.IaAddress;
+import io.jdat.engine.channel.AcceptHandler;
+import io.jdat.engine.channel.IncomingRequest;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A connection request as the passive side holds it: the checked copy of what the active side
+ * asked, and its {@link ConnectionFile}. Accepting publishes the answer; the connection is up
+ * when the active side confirms it, which a progress round notices.
+ */
+final class ShmRequest implements IncomingRequest, Work
+{
+    private static final int UNDECIDED = 0;
+    /** accept() is writing the answer. */
+    private static final int ACCEPTING = 1;
+    /** The answer is published: waiting for the active side to confirm. */
+    private static final int ACCEPTED = 2;
+    private static final int HANDING_OFF = 3;
+    private static final int LET_GO = 4;
+    private static final int DONE = 5;
+
+    final ShmPort port;
+    final ConnectionFile file;
+    private final long localQual;
+    private final IaAddress remoteAddress;
+    private final long remotePort;
+    private final byte[] privateData;
+    private final int peerIrd;
+    private final int peerOrd;
+    private final long activePid;
+    private final long activeStart;
+    private final AtomicInteger decision = new AtomicInteger(UNDECIDED);
+    private volatile AcceptHandler acceptor;
+    private long nextCheck;
+
+    ShmRequest(final ShmPort port, final ConnectionFile file, final long localQual, final IaAddress remoteAddress,
+        final long remotePort, final byte[] privateData, final int peerIrd, final int peerOrd, final long activePid,
+        final long activeStart)
+    {
+        this.port = port;
+        this.file = file;
+        this.localQual = localQual;
+        this.remoteAddress = remoteAddress;
+        this.remotePort = remotePort;
+        this.privateData = privateData;
+        this.peerIrd = peerIrd;
+        this.peerOrd = peerOrd;
+        this.activePid = activePid;
+        this.activeStart = activeStart;
+    }
+
+    @Override
+    public IaAddress remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    @Override
+    public long remotePortQual()
+    {
+        return remotePort;
+    }
+
+    @Override
+    public long localConnQual()
+    {
+        return localQual;
+    }
+
+    @Override
+    public byte[] privateData()
+    {
+        return privateData.clone();
+    }
+
+    @Override
+    public int peerIrd()
+    {
+        return peerIrd;
+    }
+
+    @Override
+    public int peerOrd()
+    {
+        return peerOrd;
+    }
+
+    @Override
+    public void accept(final byte[] pd, final int ird, final int ord, final AcceptHandler handler)
+    {
+        if (!decision.compareAndSet(UNDECIDED, ACCEPTING))
+        {
+            handler.acceptFailed();
+            return;
+        }
+        acceptor = handler;
+        file.writeAnswer(pd == null ? new byte[0] : pd, ird, ord);
+        if (!file.transition(ConnectionFile.REQUESTED, ConnectionFile.ACCEPTED))
+        {
+            // the active side gave up first
+            decision.set(LET_GO);
+            port.wake();
+            handler.acceptFailed();
+            return;
+        }
+        decision.set(ACCEPTED);
+        port.wake();
+    }
+
+    @Override
+    public void reject(final boolean byPeer)
+    {
+        if (decision.compareAndSet(UNDECIDED, LET_GO))
+        {
+            file.transition(ConnectionFile.REQUESTED,
+                byPeer ? ConnectionFile.REJECTED_PEER : ConnectionFile.REJECTED_NON_PEER);
+            port.wake();
+        }
+    }
+
+    /** Handoff, first step: nothing else may decide meanwhile. */
+    boolean handOff()
+    {
+        return decision.compareAndSet(UNDECIDED, HANDING_OFF);
+    }
+
+    /** Handoff failed: the request is this port's again. */
+    void takeBack()
+    {
+        decision.set(UNDECIDED);
+    }
+
+    /** Handoff done: another listener has the request; this port lets its mapping go. */
+    void handedOff()
+    {
+        decision.set(LET_GO);
+        port.wake();
+    }
+
+    @Override
+    public int progress(final long now)
+    {
+        final int d = decision.get();
+        if (d == LET_GO)
+        {
+            finish();
+            return 1;
+        }
+        if (d != ACCEPTED)
+        {
+            return 0;
+        }
+        final int s = file.state();
+        if (s == ConnectionFile.ESTABLISHED)
+        {
+            decision.set(DONE);
+            port.remove(this);
+            final ProcessHandle peer = activePid == Liveness.SELF_PID ? null : Liveness.find(activePid, activeStart);
+            if (activePid != Liveness.SELF_PID && peer == null)
+            {
+                file.markGone(false, ConnectionFile.GONE_BROKEN);
+                file.unmap();
+                acceptor.acceptFailed();
+                return 1;
+            }
+            final ShmChannel ch = new ShmChannel(port, file, false, acceptor, peer);
+            acceptor.established(ch);
+            port.add(ch);
+            return 1;
+        }
+        if (s == ConnectionFile.ACCEPTED)
+        {
+            if (now - nextCheck < 0)
+            {
+                return 0;
+            }
+            nextCheck = now + port.transport.livenessNanos;
+            if (Liveness.alive(activePid, activeStart))
+            {
+                return 0;
+            }
+        }
+        // cancelled by the active side, its process died, or a state no peer may set
+        finish();
+        acceptor.acceptFailed();
+        return 1;
+    }
+
+    private void finish()
+    {
+        decision.set(DONE);
+        port.remove(this);
+        file.unmap();
+    }
+
+    @Override
+    public void shutdown()
+    {
+        final int d = decision.getAndSet(DONE);
+        if (d == UNDECIDED)
+        {
+            file.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+        }
+        else if (d == ACCEPTED && !file.transition(ConnectionFile.ACCEPTED, ConnectionFile.REJECTED_NON_PEER))
+        {
+            // the active side confirmed already: it sees this side abort
+            file.markGone(false, ConnectionFile.GONE_ABORTED);
+        }
+        if (d != DONE)
+        {
+            file.unmap();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ShmRequest[" + file + " on " + localQual + "]";
+    }
+}

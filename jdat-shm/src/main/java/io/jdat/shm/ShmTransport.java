@@ -1,0 +1,119 @@
+package io.jdat.shm;
+
+import io.jdat.IaAddress;
+import io.jdat.engine.EngineConfig;
+import io.jdat.engine.channel.Transport;
+import io.jdat.engine.channel.TransportContext;
+import io.jdat.engine.channel.TransportPort;
+import java.nio.file.Path;
+
+/**
+ * Connections between processes of one host through shared memory. The IA address is a
+ * host-local name (instance data {@code address=NAME}, default the IA name); every process that
+ * opens an IA on the same address shares its connection qualifiers, as the processes of a host
+ * share its TCP ports. Options (instance data):
+ * <ul>
+ *   <li>{@code dir=PATH}: the provider's directory (default {@code jdat.shm.dir}, else
+ *       {@code /dev/shm/jdat-UID})</li>
+ *   <li>{@code max_private_data} (default 256, at most 1024)</li>
+ *   <li>{@code any_qual_range=LO-HI}: qualifiers {@code dat_psp_create_any} picks from (default
+ *       49152-65535)</li>
+ *   <li>{@code ring_size}: bytes per direction of a connection, a power of two (default 1 MiB)</li>
+ *   <li>{@code max_chunk}: the largest payload of one record (default 256 KiB, at most a quarter
+ *       of the ring)</li>
+ *   <li>{@code idle_spins}, {@code idle_yields}, {@code idle_park_min_ns}, {@code idle_park_max_ns}:
+ *       how the I/O thread waits (default 100, 20, 1000, 1000000; see {@link Backoff})</li>
+ *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
+ *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
+ *       before the connection is dropped (default 2000)</li>
+ * </ul>
+ */
+final class ShmTransport implements Transport
+{
+    final Path root;
+    final IaAddress address;
+    final int maxPrivateData;
+    final long anyLow;
+    final long anyHigh;
+    final int ringSize;
+    final int maxChunk;
+    final Backoff backoff;
+    final long livenessNanos;
+    final long closeTimeoutNanos;
+
+    ShmTransport(final String iaName, final EngineConfig config)
+    {
+        final String dir = config.get("dir");
+        this.root = dir == null || dir.isEmpty() ? ShmDirectory.defaultRoot() : Path.of(dir);
+        final String a = config.get("address");
+        final String name = a == null || a.isEmpty() ? iaName : a;
+        if (!ShmDirectory.validName(name))
+        {
+            throw new IllegalArgumentException("shm address '" + name + "' is not a name of letters, digits, "
+                + "'.', '_' and '-' (at most 63, not starting with '.', '_' or '-')");
+        }
+        this.address = IaAddress.named(name);
+        this.maxPrivateData = (int) bounded(config, "max_private_data", 256, 0, ConnectionFile.PD_MAX);
+        final String range = config.get("any_qual_range");
+        if (range == null)
+        {
+            anyLow = 49152;
+            anyHigh = 65535;
+        }
+        else
+        {
+            final int dash = range.indexOf('-');
+            anyLow = Long.parseLong(range.substring(0, dash));
+            anyHigh = Long.parseLong(range.substring(dash + 1));
+        }
+        this.ringSize = (int) bounded(config, "ring_size", 1 << 20, ConnectionFile.MIN_RING, ConnectionFile.MAX_RING);
+        if (Integer.bitCount(ringSize) != 1)
+        {
+            throw new IllegalArgumentException("ring_size " + ringSize + " is not a power of two");
+        }
+        final long chunk = bounded(config, "max_chunk", 256 << 10, 1, Integer.MAX_VALUE);
+        this.maxChunk = (int) Math.min(chunk, (ringSize / 4 - Frame.HEADER) & -SpscRing.ALIGN);
+        this.backoff = new Backoff((int) bounded(config, "idle_spins", 100, 0, Integer.MAX_VALUE),
+            (int) bounded(config, "idle_yields", 20, 0, Integer.MAX_VALUE),
+            bounded(config, "idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
+            bounded(config, "idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
+        this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
+        this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
+    }
+
+    private static long bounded(final EngineConfig config, final String key, final long fallback, final long min,
+        final long max)
+    {
+        final String v = config.get(key);
+        if (v == null || v.isEmpty())
+        {
+            return fallback;
+        }
+        final long n;
+        try
+        {
+            n = Long.decode(v);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a number", e);
+        }
+        if (n < min || n > max)
+        {
+            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is outside " + min + ".." + max);
+        }
+        return n;
+    }
+
+    @Override
+    public String name()
+    {
+        return ShmLibrary.NAME;
+    }
+
+    @Override
+    public TransportPort open(final TransportContext context)
+    {
+        return new ShmPort(this, context);
+    }
+}
