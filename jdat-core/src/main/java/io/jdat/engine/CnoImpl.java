@@ -31,10 +31,12 @@ final class CnoImpl extends EngineObject implements Cno
     /** EVDs that reference this CNO (guarded by the IA lock for changes, {@link #lock} for reads). */
     private final List<EvdImpl> evds = new ArrayList<>();
     private volatile OsWaitProxyAgent agent;
+    /** Threads blocked in wait and not yet released. */
     private int waiters;
     private long generation;
     private EvdImpl lastTriggered;
-    private boolean released;
+    /** Counts releases: a waiter released stops counting at once, before its thread runs again. */
+    private long releases;
     private int scanStart;
 
     CnoImpl(final IaImpl ia, final OsWaitProxyAgent agent)
@@ -55,7 +57,6 @@ final class CnoImpl extends EngineObject implements Cno
         try
         {
             evds.add(evd);
-            released = false;
         }
         finally
         {
@@ -99,7 +100,8 @@ final class CnoImpl extends EngineObject implements Cno
     /** Wakes every waiter with no EVD (IA closed, or the last EVD freed). Lock held. */
     private void release()
     {
-        released = true;
+        releases++;
+        waiters = 0;
         lastTriggered = null;
         generation++;
         triggered.signalAll();
@@ -164,7 +166,7 @@ final class CnoImpl extends EngineObject implements Cno
                 return DatStatus.QUEUE_EMPTY;
             }
             final long start = generation;
-            released = false;
+            final long epoch = releases;
             waiters++;
             try
             {
@@ -194,9 +196,12 @@ final class CnoImpl extends EngineObject implements Cno
             }
             finally
             {
-                waiters--;
+                if (releases == epoch)
+                {
+                    waiters--;
+                }
             }
-            evd.value = released ? null : lastTriggered;
+            evd.value = releases != epoch ? null : lastTriggered;
             return DatStatus.SUCCESS;
         }
         finally
