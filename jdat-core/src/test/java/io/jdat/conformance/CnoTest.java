@@ -210,6 +210,26 @@ class CnoTest
     }
 
     @Test
+    void cnoFreeRightAfterTheLastEvdReleasedItsWaiterSucceeds()
+    {
+        // dat_cno_free(3DAT) usage: release the waiter by freeing the EVDs, then free the CNO; a
+        // released waiter no longer counts even before its thread has run again
+        try (Fixture f = new Fixture())
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                final Cno cno = f.ia.cnoCreate(null);
+                final EventDispatcher evd = f.ia.evdCreate(4, cno, EvdFlags.SOFTWARE_FLAG);
+                final Waiter w = new Waiter(cno, Dat.TIMEOUT_INFINITE);
+                evd.free();
+                cno.free();
+                assertEquals(DatStatus.SUCCESS, w.status());
+                assertNull(w.evd.value);
+            }
+        }
+    }
+
+    @Test
     void cnoFreeOfAFreedCnoIsInvalidHandle()
     {
         try (Fixture f = new Fixture())
