@@ -422,6 +422,11 @@ final class ShmChannel implements Channel, Work
                 {
                     final TerminateInfo info = Frame.terminateInfo(rxData, at);
                     rx.consume(size);
+                    // what the peer consumed before it terminated was placed: report it first
+                    if (reap() > 0 && state == DONE)
+                    {
+                        return n + 1;
+                    }
                     handler.onTerminate(info);
                     finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
                     return n + 1;
@@ -429,6 +434,7 @@ final class ShmChannel implements Channel, Work
                 case Frame.CLOSE ->
                 {
                     rx.consume(size);
+                    reap();
                     finish(CloseReason.PEER_CLOSED, ConnectionFile.GONE_CLOSED);
                     return n + 1;
                 }
