@@ -1,0 +1,141 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.ShmNode.SECOND;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EventNumber;
+import io.jdat.IaAddress;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.Qos;
+import io.jdat.RmrTriplet;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A peer process killed with SIGKILL in the middle of a stream of RDMA Writes: the survivor's
+ * endpoint breaks, every posted DTO completes (the unfinished ones flushed), a blocked waiter
+ * returns, and the survivor then connects to a new peer on the same qualifier and runs a
+ * transaction with validation.
+ */
+class ShmPeerDeathTest
+{
+    private static final int WRITE = 256 << 10;
+    private static final int OUTSTANDING = 16;
+
+    private Path dir;
+
+    @BeforeEach
+    void dir()
+    {
+        dir = TestFiles.freshDir();
+    }
+
+    @AfterEach
+    void clean()
+    {
+        TestFiles.delete(dir);
+    }
+
+    @Test
+    void peerKilledMidTransferBreaksTheEndpointAndTheSurvivorReconnects() throws Exception
+    {
+        try (ShmNode client = ShmNode.open(dir, "cli", ""))
+        {
+            final ShmNode.Ep ep = client.ep(null);
+            final Lmr mem = client.lmr(WRITE);
+            try (PeerProcess victim = new PeerProcess(dir, "srv", 6000, "sink"))
+            {
+                victim.await("READY", 30);
+                ep.ep().connect(IaAddress.named("srv"), 6000, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
+                final DatEvent up = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
+                final int rmr = pd.getInt();
+                final long base = pd.getLong();
+                victim.await("ACCEPTED", 10);
+
+                // a consumer blocked in dat_evd_wait with no timeout must come back
+                ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
+                final CompletableFuture<DatEvent> waiter = CompletableFuture.supplyAsync(() ->
+                {
+                    final DatEvent ev = new DatEvent();
+                    ep.recv().wait(io.jdat.Dat.TIMEOUT_INFINITE, 1, ev, new DatCount());
+                    return ev;
+                }, task -> Thread.ofPlatform().daemon().name("test-waiter").start(task));
+
+                final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, WRITE)};
+                final DatEvent ev = new DatEvent();
+                long posted = 0;
+                long done = 0;
+                long ok = 0;
+                long flushed = 0;
+                boolean killed = false;
+                long brokenAt = 0;
+                final long start = System.nanoTime();
+                while (true)
+                {
+                    while (!killed && posted - done < OUTSTANDING)
+                    {
+                        final long at = posted % 8 * WRITE;
+                        ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + at, WRITE), 0);
+                        posted++;
+                    }
+                    final DatStatus s = ep.req().wait(5 * SECOND, 1, ev, new DatCount());
+                    assertEquals(DatStatus.SUCCESS, s, "a posted RDMA Write never completed");
+                    assertEquals(done, ev.dto.userCookie, "completions in posting order");
+                    done++;
+                    if (ev.dto.status == DtoStatus.SUCCESS)
+                    {
+                        assertEquals(0, flushed, "no success after a flush");
+                        ok++;
+                    }
+                    else
+                    {
+                        assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
+                        flushed++;
+                    }
+                    if (!killed && ok == 40)
+                    {
+                        victim.kill();
+                        killed = true;
+                        brokenAt = System.nanoTime();
+                    }
+                    if (killed && done == posted)
+                    {
+                        break;
+                    }
+                    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20), "the stream took too long");
+                }
+                final DatEvent broken = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+                assertTrue(System.nanoTime() - brokenAt < TimeUnit.SECONDS.toNanos(5), "broken late: " + broken);
+                assertTrue(flushed > 0, "the kill came in the middle of the transfer: " + ok + " written, "
+                    + flushed + " flushed");
+                final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
+                assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+                assertEquals(900, recv.dto.userCookie);
+            }
+
+            // a new peer on the same qualifier: the dead one's listening file must not stand in the way
+            ep.ep().free();
+            try (PeerProcess server = new PeerProcess(dir, "srv", 6000, "validate"))
+            {
+                server.await("READY", 30);
+                Transaction.run(client, client.ep(null), IaAddress.named("srv"), 6000);
+                server.await("OK", 10);
+                assertEquals(0, server.exit(10), server.output());
+            }
+            assertTrue(TestFiles.files(dir.resolve("srv")).stream().noneMatch(n -> n.startsWith("c-")),
+                "no connection file is left: " + TestFiles.files(dir.resolve("srv")));
+        }
+    }
+}
