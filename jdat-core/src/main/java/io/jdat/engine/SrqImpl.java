@@ -94,11 +94,12 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         checkLive();
         synchronized (this)
         {
-            final RecvBuffer b = free.poll();
+            // a buffer occupies the SRQ until its completion is reaped (dat_srq_resize(3DAT))
+            final RecvBuffer b = outstanding >= capacity ? null : free.poll();
             if (b == null)
             {
                 throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_SRQ,
-                    "the SRQ holds " + capacity + " buffers already");
+                    "the SRQ holds " + capacity + " buffers already (posted and not yet reaped)");
             }
             try
             {
