@@ -835,9 +835,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
     }
 
-    /** Destroys: a waiter returns DAT_ABORT; the CNO loses this EVD. IA lock held. */
+    /**
+     * Destroys: a waiter returns DAT_ABORT; the CNO loses this EVD; SRQ buffers whose completions
+     * are dropped here are no longer outstanding. IA lock held.
+     */
     void destroy()
     {
+        final java.util.List<SrqImpl> dropped = new java.util.ArrayList<>();
         Locks.lock(lock);
         try
         {
@@ -845,7 +849,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             aborted = true;
             for (int i = 0; i < count; i++)
             {
-                ring[(head + i) % ring.length].clear();
+                final Entry e = ring[(head + i) % ring.length];
+                if (e.srq != null)
+                {
+                    dropped.add(e.srq);
+                }
+                e.clear();
             }
             count = 0;
             notifyCount = 0;
@@ -855,6 +864,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         finally
         {
             lock.unlock();
+        }
+        for (final SrqImpl srq : dropped)
+        {
+            srq.reaped();
         }
         final Thread w = waiter;
         if (w != null)
