@@ -274,6 +274,60 @@ class SrqTest
     }
 
     @Test
+    void srqPostRecvCountsBuffersWhoseCompletionsAreNotReapedAgainstTheSize()
+    {
+        // dat_srq_resize(3DAT): the SRQ holds a buffer until its completion is reaped
+        try (Fixture f = new Fixture())
+        {
+            final SharedReceiveQueue srq = f.ia.srqCreate(f.pz, new SrqAttr(2, 1));
+            final int capacity = query(srq).maxRecvDtos;
+            final Lmr lmr = f.lmr((capacity + 1) * LEN);
+            post(srq, lmr, capacity);
+            final Fixture.Ep server = srqEp(f, srq);
+            final Fixture.Ep client = connectTo(f, server);
+            for (int i = 0; i < capacity; i++)
+            {
+                send(f, client, i);
+            }
+            SrqParam p = query(srq);
+            assertEquals(0, p.availableDtoCount);
+            assertEquals(capacity, p.outstandingDtoCount);
+            expect(DatReturnType.INSUFFICIENT_RESOURCES, () -> srq.postRecv(1, buffer(lmr, capacity), 0));
+            // the size still holds what is outstanding
+            srq.resize(capacity);
+            // reaping one completion makes room for one buffer
+            Connecting.event(server.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            srq.postRecv(1, buffer(lmr, capacity), 0);
+            expect(DatReturnType.INSUFFICIENT_RESOURCES, () -> srq.postRecv(1, buffer(lmr, 0), 0));
+            p = query(srq);
+            assertEquals(1, p.availableDtoCount);
+            assertEquals(capacity, p.outstandingDtoCount);
+        }
+    }
+
+    @Test
+    void srqCompletionsDroppedWithTheirEvdAreNoLongerOutstanding()
+    {
+        // freeing the recv EVD loses its queued completions: their buffers are no longer outstanding
+        try (Fixture f = new Fixture())
+        {
+            final SharedReceiveQueue srq = f.ia.srqCreate(f.pz, new SrqAttr(2, 1));
+            final Lmr lmr = f.lmr(2 * LEN);
+            post(srq, lmr, 2);
+            final Fixture.Ep server = srqEp(f, srq);
+            final Fixture.Ep client = connectTo(f, server);
+            send(f, client, 1);
+            send(f, client, 2);
+            assertEquals(2, query(srq).outstandingDtoCount);
+            server.ep().free();
+            server.recv().free();
+            assertEquals(0, query(srq).outstandingDtoCount);
+            post(srq, lmr, 2);
+            assertEquals(2, query(srq).availableDtoCount);
+        }
+    }
+
+    @Test
     void srqPostRecvWithBadSegmentsIsInvalidParameter()
     {
         try (Fixture f = new Fixture())
