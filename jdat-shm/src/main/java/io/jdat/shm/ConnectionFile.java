@@ -174,6 +174,12 @@ final class ConnectionFile
         return !Liveness.alive(b.getLong((int) OFF_ACTIVE_PID), b.getLong((int) OFF_ACTIVE_START));
     }
 
+    /** The whole mapping, as laid out above. */
+    MemorySegment segment()
+    {
+        return seg;
+    }
+
     // ---------------------------------------------------------------- handshake
 
     int state()

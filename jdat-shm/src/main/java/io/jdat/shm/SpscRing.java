@@ -28,7 +28,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
- * ({@code 0 <= tail - head <= capacity}, multiple of 8) and a bad one throws {@link Corrupt}.
+ * ({@code 0 <= tail - head <= capacity}, multiple of 8, the head never moving back) and a bad one
+ * throws {@link Corrupt}.
  */
 final class SpscRing
 {
@@ -67,6 +68,12 @@ final class SpscRing
     MemorySegment data()
     {
         return data;
+    }
+
+    /** The control block (tail and head words). */
+    MemorySegment control()
+    {
+        return control;
     }
 
     long capacity()
@@ -132,7 +139,7 @@ final class SpscRing
     {
         final long h = Shared.getLongAcquire(control, HEAD);
         final long inFlight = position - h;
-        if (inFlight < 0 || inFlight > capacity || (h & (ALIGN - 1)) != 0)
+        if (h < knownHead || inFlight < 0 || inFlight > capacity || (h & (ALIGN - 1)) != 0)
         {
             throw Corrupt.framing("the consumer's head " + h + " is impossible (tail " + position + ")");
         }
