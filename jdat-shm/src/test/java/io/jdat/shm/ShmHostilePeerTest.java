@@ -1,0 +1,209 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.ShmNode.SECOND;
+import static io.jdat.shm.ShmNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.PspFlags;
+import io.jdat.engine.channel.RdmapOpcode;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hostile peer writes garbage into the ring, its records and the words the victim reads; the
+ * victim places nothing outside registered memory (here: nothing at all, since nothing it sends is
+ * valid), breaks the connection and flushes its work.
+ */
+class ShmHostilePeerTest
+{
+    private static final int ALL = 64 << 10;
+    private static final int REGISTERED_AT = 16 << 10;
+    private static final int REGISTERED = 16 << 10;
+    private static final byte FILL = 0x5A;
+
+    private Path dir;
+    private ShmNode victim;
+    private EventDispatcher crEvd;
+    private ShmNode.Ep ep;
+    private MemorySegment memory;
+    private Lmr lmr;
+
+    @BeforeEach
+    void victim()
+    {
+        dir = TestFiles.freshDir();
+        victim = ShmNode.open(dir, "victim", "ring_size=65536");
+        crEvd = victim.evd(8, EvdFlags.CR_FLAG);
+        victim.ia.pspCreate(7000, crEvd, PspFlags.CONSUMER_FLAG);
+        ep = victim.ep(null);
+        // only the middle of this memory is registered; all of it must keep its bytes
+        memory = victim.memory(ALL);
+        memory.fill(FILL);
+        lmr = victim.lmr(memory.asSlice(REGISTERED_AT, REGISTERED), MemPriv.ALL_FLAG);
+        ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, 4096)}, 1, 0);
+    }
+
+    @AfterEach
+    void clean()
+    {
+        victim.close();
+        TestFiles.delete(dir);
+    }
+
+    /** A hostile peer connected to the victim's endpoint. */
+    private Hostile connected() throws InterruptedException
+    {
+        final Hostile h = Hostile.request(dir.resolve("victim"), 7000, f ->
+        {
+        });
+        final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+        cr.crArrival.crHandle.accept(ep.ep(), null);
+        h.establish();
+        next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        return h;
+    }
+
+    /** The victim broke the connection, flushed its Recv, and no byte of its memory changed. */
+    private void victimBrokeAndPlacedNothing()
+    {
+        next(ep.conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+        final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+        assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+        final byte[] now = memory.toArray(ValueLayout.JAVA_BYTE);
+        final byte[] before = new byte[ALL];
+        Arrays.fill(before, FILL);
+        assertEquals(-1, Arrays.mismatch(before, now), "a byte of the victim's memory changed");
+    }
+
+    private long base()
+    {
+        return lmr.registeredAddress();
+    }
+
+    @Test
+    void writeThatRunsPastTheRegisteredRegionPlacesNothing() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final byte[] junk = new byte[64];
+            Arrays.fill(junk, (byte) 0xEE);
+            h.record(RdmapOpcode.RDMA_WRITE, Frame.FLAG_LAST, 0, lmr.rmrContext(), 0, base() + REGISTERED - 8, junk);
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void writeWithAForgedStagPlacesNothing() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            h.record(RdmapOpcode.RDMA_WRITE, Frame.FLAG_LAST, 0, lmr.rmrContext() ^ 0x0100_0000, 0, base(),
+                new byte[128]);
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void readRequestBeyondTheRegionIsRefused() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final long at = h.tx.claim(Frame.HEADER);
+            Frame.header(h.tx.data(), at, Frame.HEADER, RdmapOpcode.RDMA_READ_REQUEST, Frame.FLAG_LAST);
+            Frame.readRequest(h.tx.data(), at, 1, 0x1234, 0, 1 << 20, lmr.rmrContext(), base());
+            h.tx.commit();
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void recordLongerThanTheRingBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final MemorySegment d = h.tx.data();
+            d.set(ValueLayout.JAVA_INT, Frame.LENGTH, 0x7FFF_FFF8);
+            d.set(ValueLayout.JAVA_INT, Frame.TYPE, RdmapOpcode.RDMA_WRITE);
+            d.set(ValueLayout.JAVA_INT, Frame.STAG, lmr.rmrContext());
+            d.set(ValueLayout.JAVA_LONG, Frame.TO, base());
+            Shared.setLongRelease(h.tx.control(), SpscRing.TAIL, 64);
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
+    @Test
+    void tailBeyondTheRingBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            Shared.setLongRelease(h.tx.control(), SpscRing.TAIL, 3L * 65536);
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
+    @Test
+    void randomBytesInTheRingBreakTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final byte[] junk = new byte[8192];
+            new Random(42).nextBytes(junk);
+            MemorySegment.copy(junk, 0, h.tx.data(), ValueLayout.JAVA_BYTE, 0, junk.length);
+            Shared.setLongRelease(h.tx.control(), SpscRing.TAIL, junk.length);
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
+    @Test
+    void forgedHeadOfTheVictimsRingBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            // the victim's producer reads this word to learn how much it may write
+            Shared.setLongRelease(h.rx.control(), SpscRing.HEAD, -4096);
+            final Lmr out = victim.lmr(4096);
+            ep.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(out, 0, 100)}, 2, 0);
+            victimBrokeAndPlacedNothing();
+            final DatEvent send = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.ERR_FLUSHED, send.dto.status, send.toString());
+        }
+    }
+
+    @Test
+    void forgedRequestHeaderIsRefusedBeforeTheConsumerSeesIt() throws Exception
+    {
+        final Consumer<ConnectionFile> hugePrivateData = f -> f.segment().set(ValueLayout.JAVA_INT, 72, 1 << 30);
+        try (Hostile h = Hostile.request(dir.resolve("victim"), 7000, hugePrivateData))
+        {
+            final long deadline = System.nanoTime() + 5_000_000_000L;
+            while (h.file.state() == ConnectionFile.REQUESTED && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertEquals(ConnectionFile.REJECTED_NON_PEER, h.file.state());
+            final DatEvent ev = new DatEvent();
+            assertEquals(DatStatus.TIMEOUT_EXPIRED, crEvd.wait(SECOND / 10, 1, ev, new DatCount()),
+                "no connection request reached the consumer: " + ev);
+        }
+    }
+}
