@@ -319,7 +319,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private void afterCommit(final boolean notify)
     {
         final Thread w = waiter;
-        if (w != null)
+        if (w != null && waitable)
         {
             // a direct waiter takes the notification; the CNO is not triggered
             if (waiterParked && publishedCount >= waiterThreshold && publishedNotify > 0)
@@ -368,6 +368,16 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     // ------------------------------------------------------------------ consumers
 
+    /**
+     * Whether a thread is blocked in {@code dat_evd_wait}. A waiter that {@code dat_evd_set_unwaitable}
+     * woke is leaving with {@code DAT_INVALID_STATE} and dequeues nothing: it no longer counts,
+     * even before its thread has run again.
+     */
+    private boolean blockedWaiter()
+    {
+        return waiter != null && waitable;
+    }
+
     @Override
     public DatStatus dequeue(final DatEvent event)
     {
@@ -376,7 +386,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(2, "event is null");
         }
-        if (waiter != null)
+        if (blockedWaiter())
         {
             throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                 "a thread is blocked in dat_evd_wait on this EVD");
@@ -398,7 +408,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            if (waiter != null)
+            if (blockedWaiter())
             {
                 throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                     "a thread is blocked in dat_evd_wait on this EVD");
@@ -669,7 +679,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            trigger = !enabled && notifyCount > 0 && waiter == null;
+            trigger = !enabled && notifyCount > 0 && !blockedWaiter();
             enabled = true;
         }
         finally
@@ -761,7 +771,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         count + " events are queued, more than the new length " + evdMinQlen);
                 }
-                if (waiter != null && waiterThreshold > evdMinQlen)
+                if (blockedWaiter() && waiterThreshold > evdMinQlen)
                 {
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a waiter's threshold " + waiterThreshold + " exceeds the new length");
@@ -885,7 +895,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Whether a notification event is queued and a CNO waiter would be told about it. */
     boolean hasNotification()
     {
-        return publishedNotify > 0 && enabled && waiter == null;
+        return publishedNotify > 0 && enabled && !blockedWaiter();
     }
 
     /** Number of queued events (a snapshot). */
