@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.Dat;
 import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatStatus;
@@ -209,6 +210,48 @@ class EvdConcurrencyTest
             assertEmpty(evd);
             // nothing overflowed
             assertEmpty(f.asyncEvd);
+        }
+    }
+
+    @Test
+    void dequeueRightAfterSetUnwaitableIsNotRefusedBecauseOfTheWokenWaiter()
+    {
+        // dat_evd_set_unwaitable(3DAT): the blocked waiter is woken and returns DAT_INVALID_STATE;
+        // from then on it is no longer blocked, even before its thread has run again
+        try (Fixture f = new Fixture())
+        {
+            for (int round = 0; round < 50; round++)
+            {
+                final EventDispatcher evd = f.evd(4, EvdFlags.SOFTWARE_FLAG);
+                evd.postSe(new DatEvent().software(round));
+                final Thread[] waiting = new Thread[1];
+                final CompletableFuture<DatStatus> waiter = CompletableFuture.supplyAsync(() ->
+                {
+                    waiting[0] = Thread.currentThread();
+                    try
+                    {
+                        return evd.wait(Dat.TIMEOUT_INFINITE, 2, new DatEvent(), new DatCount());
+                    }
+                    catch (final io.jdat.DatException e)
+                    {
+                        return e.status();
+                    }
+                }, Fixture.THREADS);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (waiting[0] == null)
+                {
+                    assertTrue(System.nanoTime() < deadline, "the waiter did not start");
+                    Thread.onSpinWait();
+                }
+                EvdTest.awaitBlocked(waiting[0]);
+                evd.setUnwaitable();
+                final DatEvent ev = new DatEvent();
+                assertEquals(DatStatus.SUCCESS, evd.dequeue(ev));
+                assertEquals(round, ev.software.pointer);
+                final DatStatus s = waiter.orTimeout(5, TimeUnit.SECONDS).join();
+                assertTrue(s.is(io.jdat.DatReturnType.INVALID_STATE), s.toString());
+                evd.free();
+            }
         }
     }
 
