@@ -104,6 +104,43 @@ final class PeerProcess implements AutoCloseable
         }
     }
 
+    /** SIGSTOP: the process stays, but does nothing (in particular it stops consuming its rings). */
+    void freeze() throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("bash", "-c", "kill -STOP " + process.pid()).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
+        {
+            throw new AssertionError("kill -STOP " + process.pid() + " failed");
+        }
+        // the signal is delivered asynchronously: wait until every thread of the process stopped
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!allStopped())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("process " + process.pid() + " did not stop");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private boolean allStopped() throws IOException
+    {
+        try (var tasks = java.nio.file.Files.list(Path.of("/proc", Long.toString(process.pid()), "task")))
+        {
+            for (final Path task : tasks.toList())
+            {
+                final String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't')
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** SIGKILL (Process.destroyForcibly on Unix), then waits until it is gone. */
     void kill() throws InterruptedException
     {

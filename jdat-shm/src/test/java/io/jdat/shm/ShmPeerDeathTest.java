@@ -23,7 +23,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A peer process killed with SIGKILL in the middle of a stream of RDMA Writes: the survivor's
+ * A peer process killed with SIGKILL in the middle of a stream of RDMA Writes (stopped with
+ * SIGSTOP just before, so that Writes are still queued behind a full ring): the survivor's
  * endpoint breaks, every posted DTO completes (the unfinished ones flushed), a blocked waiter
  * returns, and the survivor then connects to a new peer on the same qualifier and runs a
  * transaction with validation.
@@ -52,7 +53,9 @@ class ShmPeerDeathTest
     {
         try (ShmNode client = ShmNode.open(dir, "cli", ""))
         {
-            final ShmNode.Ep ep = client.ep(null);
+            final io.jdat.EpAttr attr = new io.jdat.EpAttr();
+            attr.maxRequestDtos = 2 * OUTSTANDING;
+            final ShmNode.Ep ep = client.ep(attr);
             final Lmr mem = client.lmr(WRITE);
             try (PeerProcess victim = new PeerProcess(dir, "srv", 6000, "sink"))
             {
@@ -106,6 +109,15 @@ class ShmPeerDeathTest
                     }
                     if (!killed && ok == 40)
                     {
+                        // frozen first, so that the ring fills and Writes are still in flight when it dies
+                        victim.freeze();
+                        for (int i = 0; i < OUTSTANDING; i++)
+                        {
+                            ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + posted % 8 * WRITE, WRITE),
+                                0);
+                            posted++;
+                        }
+                        Thread.sleep(20);
                         victim.kill();
                         killed = true;
                         brokenAt = System.nanoTime();
@@ -118,8 +130,8 @@ class ShmPeerDeathTest
                 }
                 final DatEvent broken = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_BROKEN);
                 assertTrue(System.nanoTime() - brokenAt < TimeUnit.SECONDS.toNanos(5), "broken late: " + broken);
-                assertTrue(flushed > 0, "the kill came in the middle of the transfer: " + ok + " written, "
-                    + flushed + " flushed");
+                assertTrue(flushed >= OUTSTANDING, "the Writes posted to the frozen peer were flushed: " + ok
+                    + " written, " + flushed + " flushed");
                 final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
                 assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
                 assertEquals(900, recv.dto.userCookie);
