@@ -21,8 +21,9 @@ import java.nio.file.Path;
  *   <li>{@code ring_size}: bytes per direction of a connection, a power of two (default 1 MiB)</li>
  *   <li>{@code max_chunk}: the largest payload of one record (default 256 KiB, at most a quarter
  *       of the ring)</li>
- *   <li>{@code idle_spins}, {@code idle_yields}, {@code idle_park_min_ns}, {@code idle_park_max_ns}:
- *       how the I/O thread waits (default 100, 20, 1000, 1000000; see {@link Backoff})</li>
+ *   <li>{@code idle_spin_ns}, {@code idle_yield_ns}, {@code idle_park_min_ns}, {@code idle_park_max_ns}:
+ *       how the I/O thread waits after its last work (default 20000, 200000, 1000, 1000000; see
+ *       {@link Backoff})</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
  *       before the connection is dropped (default 2000)</li>
@@ -73,8 +74,8 @@ final class ShmTransport implements Transport
         }
         final long chunk = bounded(config, "max_chunk", 256 << 10, 1, Integer.MAX_VALUE);
         this.maxChunk = (int) Math.min(chunk, (ringSize / 4 - Frame.HEADER) & -SpscRing.ALIGN);
-        this.backoff = new Backoff((int) bounded(config, "idle_spins", 100, 0, Integer.MAX_VALUE),
-            (int) bounded(config, "idle_yields", 20, 0, Integer.MAX_VALUE),
+        this.backoff = new Backoff(bounded(config, "idle_spin_ns", 20_000, 0, Long.MAX_VALUE),
+            bounded(config, "idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
             bounded(config, "idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
             bounded(config, "idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
         this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
