@@ -30,6 +30,13 @@ import java.lang.foreign.ValueLayout;
  * publishes it, never reads it back; the other side's word is checked on every load
  * ({@code 0 <= tail - head <= capacity}, multiple of 8, the head never moving back) and a bad one
  * throws {@link Corrupt}.
+ *
+ * <p>Why not Agrona's {@code OneToOneRingBuffer}: Agrona 2.x reaches {@code jdk.internal.misc.Unsafe}
+ * (every JVM that loaded jdat would need {@code --add-exports java.base/jdk.internal.misc=...}),
+ * Agrona 1.x uses the {@code sun.misc.Unsafe} memory methods that JDK 25 warns about and will
+ * remove, neither is a named module, and its reader trusts record lengths found in the buffer,
+ * which a hostile peer writes. This ring is the same Lamport design over {@link MemorySegment} and
+ * {@link java.lang.invoke.VarHandle}s, with every word from the other side checked.
  */
 final class SpscRing
 {
