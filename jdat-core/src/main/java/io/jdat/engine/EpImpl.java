@@ -1158,7 +1158,7 @@ final class EpImpl extends EngineObject implements Endpoint
                         endLocked(c, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
                     }
                     // a graceful disconnect while one is pending changes nothing
-                    return;
+                    break;
                 default:
                     throw Errors.invalidState(stateSubtype(state), "there is no connection to disconnect");
             }
