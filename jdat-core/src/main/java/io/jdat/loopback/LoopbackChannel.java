@@ -16,7 +16,9 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
  * handler: the bytes go straight from the sender's registered memory to the receiver's engine,
  * which validates and places them, and then this end's handler hears that the message was sent.
  * Exactly one thread delivers at a time; a thread that finds another one delivering leaves its
- * messages to it.
+ * messages to it. A thread delivers on one end of a connection at a time: what a delivery
+ * provokes (a reply, a Read Response, a Terminate) waits until that delivery has returned, and
+ * the thread then delivers it, in turn with the other direction, until both are quiet.
  */
 final class LoopbackChannel implements Channel
 {
@@ -61,25 +63,53 @@ final class LoopbackChannel implements Channel
     @Override
     public void flush()
     {
+        if (delivering.isHeldByCurrentThread() || peer.delivering.isHeldByCurrentThread())
+        {
+            // this thread is delivering on this connection: what was queued goes when that delivery
+            // returns, so a message is reported sent before anything its receiver posted in reply
+            // is delivered (a Read Response frees its IRD slot before the next Read Request arrives)
+            return;
+        }
+        // both directions in turn, until neither has anything this thread may deliver
+        LoopbackChannel ch = this;
+        for (int idle = 0; idle < 2; ch = ch.peer)
+        {
+            idle = ch.deliverQueued() ? 0 : idle + 1;
+        }
+    }
+
+    /** Delivers what is queued at this end; false if there was nothing, or another thread delivers it. */
+    private boolean deliverQueued()
+    {
+        boolean delivered = false;
         while (!outbound.isEmpty() && peer.ready && !link.isClosed())
         {
             if (!delivering.tryLock())
             {
                 // the thread delivering will see our messages: it re-checks after letting go
-                return;
+                return delivered;
             }
+            final boolean accepted;
             try
             {
-                deliverAll();
+                accepted = deliverAll();
             }
             finally
             {
                 delivering.unlock();
             }
+            delivered = true;
+            if (!accepted)
+            {
+                // the peer rejected a message: its Terminate, queued at the other end, comes next
+                return true;
+            }
         }
+        return delivered;
     }
 
-    private void deliverAll()
+    /** Delivers the queue in order; false if the peer rejected a message. */
+    private boolean deliverAll()
     {
         Object m;
         while (!link.isClosed() && (m = outbound.poll()) != null)
@@ -87,22 +117,23 @@ final class LoopbackChannel implements Channel
             if (m == CLOSE)
             {
                 link.close(this, CloseReason.LOCAL_CLOSE, CloseReason.PEER_CLOSED);
-                return;
+                return true;
             }
             if (m instanceof Terminate t)
             {
                 peer.handler.onTerminate(t.info());
                 link.close(this, CloseReason.BROKEN, CloseReason.BROKEN);
-                return;
+                return true;
             }
             final OutboundMessage om = (OutboundMessage) m;
             if (!deliver(om))
             {
                 // the peer rejected it and is terminating the connection
-                return;
+                return false;
             }
             handler.onSent(om);
         }
+        return true;
     }
 
     private boolean deliver(final OutboundMessage m)
