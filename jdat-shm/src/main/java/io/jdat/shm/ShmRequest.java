@@ -18,8 +18,11 @@ final class ShmRequest implements IncomingRequest, Work
     /** The answer is published: waiting for the active side to confirm. */
     private static final int ACCEPTED = 2;
     private static final int HANDING_OFF = 3;
-    private static final int LET_GO = 4;
-    private static final int DONE = 5;
+    /** reject() is writing the answer. */
+    private static final int REJECTING = 4;
+    /** Decided elsewhere: a progress round unmaps the file. */
+    private static final int LET_GO = 5;
+    private static final int DONE = 6;
 
     final ShmPort port;
     final ConnectionFile file;
@@ -112,10 +115,12 @@ final class ShmRequest implements IncomingRequest, Work
     @Override
     public void reject(final boolean byPeer)
     {
-        if (decision.compareAndSet(UNDECIDED, LET_GO))
+        if (decision.compareAndSet(UNDECIDED, REJECTING))
         {
             file.transition(ConnectionFile.REQUESTED,
                 byPeer ? ConnectionFile.REJECTED_PEER : ConnectionFile.REJECTED_NON_PEER);
+            // only now may a progress round unmap the file
+            decision.set(LET_GO);
             port.wake();
         }
     }
