@@ -1133,13 +1133,11 @@ final class EpImpl extends EngineObject implements Endpoint
                 case COMPLETION_PENDING:
                     // aborting setup ends in DISCONNECTED, with one terminal event
                     abortIt = c;
-                    endLocked(c, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
                     break;
                 case CONNECTED:
                     if (flags == CloseFlags.ABRUPT_FLAG)
                     {
                         abortIt = c;
-                        endLocked(c, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
                     }
                     else
                     {
@@ -1152,15 +1150,24 @@ final class EpImpl extends EngineObject implements Endpoint
                     }
                     break;
                 case DISCONNECT_PENDING:
+                    // an abrupt disconnect ends it at once; a graceful one changes nothing
                     if (flags == CloseFlags.ABRUPT_FLAG)
                     {
                         abortIt = c;
-                        endLocked(c, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
                     }
-                    // a graceful disconnect while one is pending changes nothing
                     break;
                 default:
                     throw Errors.invalidState(stateSubtype(state), "there is no connection to disconnect");
+            }
+            if (abortIt != null)
+            {
+                if (abortIt.closed)
+                {
+                    // another disconnect is ending this connection already
+                    return;
+                }
+                // nothing the connection does from now on counts, and no other end is reported
+                abortIt.closed = true;
             }
         }
         finally
@@ -1169,7 +1176,21 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         if (abortIt != null)
         {
+            // the transport lets go of the queued messages before they are flushed: a request
+            // reported flushed never reaches the peer (Channel#abort)
             abortTransport(abortIt);
+            Locks.lock(lock);
+            try
+            {
+                if (conn == abortIt && state != EpState.DISCONNECTED)
+                {
+                    endLocked(abortIt, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
+                }
+            }
+            finally
+            {
+                lock.unlock();
+            }
         }
         if (closeGracefully != null)
         {
@@ -1867,7 +1888,12 @@ final class EpImpl extends EngineObject implements Endpoint
             {
                 completeRequestEvent(wr.cookie, wr.flags, wr.status, wr.transferred);
             }
-            wr.reset();
+            if (wr.status == DtoStatus.SUCCESS)
+            {
+                wr.reset();
+            }
+            // else the connection ended and the channel may still read the request until it is
+            // gone: leave it whole (the ring is not reused, see reset())
             sqHead++;
         }
     }
