@@ -6,6 +6,12 @@ module io.jdat.tcp
 {
     // the codecs' public methods take and return channel SPI types (ChannelHandler, TerminateInfo, ...)
     requires transitive io.jdat.core;
+    requires org.jctools.core;
+    // TCP keepalive timing (TCP_KEEPIDLE, TCP_KEEPINTERVAL, TCP_KEEPCOUNT)
+    requires jdk.net;
 
     exports io.jdat.tcp;
+    exports io.jdat.tcp.channel;
+
+    provides io.jdat.spi.DatProviderLibrary with io.jdat.tcp.channel.TcpLibrary;
 }

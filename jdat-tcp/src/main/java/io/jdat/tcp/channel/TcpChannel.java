@@ -1,0 +1,764 @@
+package io.jdat.tcp.channel;
+
+import io.jdat.engine.channel.Channel;
+import io.jdat.engine.channel.ChannelHandler;
+import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.tcp.Fpdu;
+import io.jdat.tcp.FpduDecoder;
+import io.jdat.tcp.FpduEncoder;
+import io.jdat.tcp.Mpa;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
+
+/**
+ * One established {@code tcp} connection in FPDU mode. Posting only enqueues (lock-free); the
+ * port's I/O thread then, in order: encodes queued messages into the send buffer as FPDUs of at
+ * most the connection's MSS ({@link FpduEncoder}: DDP segments with their MSN and MO, or STag and
+ * TO; one message after the other, so the FPDUs of two messages never interleave), writes the
+ * buffer to the socket, and reports a message sent once its last byte was taken by the kernel
+ * ({@link #sentMeansPlaced()} is false); it reads the socket into the receive buffer and hands
+ * each complete, checked FPDU to the engine, which validates and places it
+ * ({@link FpduDecoder}).
+ *
+ * <p>Startup (RFC 5044, RFC 6581): the initiator may send at once; in peer-to-peer mode its first
+ * FPDU is a zero-length RDMA Write, the ready-to-receive message, which the responder consumes
+ * here. The responder sends nothing until that message, or, without peer-to-peer mode, until the
+ * initiator's first FPDU, has arrived; what the engine posts meanwhile waits in the queue.
+ *
+ * <p>Ends: a graceful {@link #disconnect()} sends FIN after the posted messages and ends when
+ * the peer closes its side too (or after {@code close_timeout_ms}); a Terminate, queued by the
+ * engine or sent here for a malformed FPDU (a CRC error, a bad length, version, opcode or queue
+ * number), is followed by FIN, and the socket is drained until the peer closes so that the peer
+ * reads the Terminate rather than a reset. The peer's FIN is a peer close; a reset, an I/O error,
+ * the peer's Terminate, a stream cut inside an FPDU, TCP keepalive failing on an idle connection
+ * or a send that made no progress for {@code liveness_ms} break the connection.
+ */
+final class TcpChannel extends Io implements Channel
+{
+    private static final Object CLOSE = new Object();
+    private static final OutboundMessage RTR = new Rtr();
+
+    /** FPDUs both ways. */
+    private static final int OPEN = 0;
+    /** Our FIN is out after a graceful close; inbound FPDUs are delivered until the peer's FIN. */
+    private static final int CLOSING = 1;
+    /** A Terminate is out and the engine told; the socket is drained until the peer closes. */
+    private static final int LINGER = 2;
+    private static final int DONE = 3;
+    /** Reads per readiness before other connections get their turn. */
+    private static final int READ_BUDGET = 16;
+
+    final TcpPort port;
+    private final SocketChannel sock;
+    private final ChannelHandler handler;
+    private final boolean active;
+    private final FpduEncoder encoder;
+    private final FpduDecoder decoder;
+    private final ByteBuffer rx;
+    private final ByteBuffer tx;
+    private final Inbound inbound = new Inbound();
+    private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final long livenessNanos;
+    private volatile boolean finished;
+    private volatile boolean aborted;
+
+    // the fields below belong to the I/O thread
+    private int state = OPEN;
+    private boolean txOpen;
+    private boolean awaitRtr;
+    private boolean rxStopped;
+    private boolean told;
+    private boolean wantTransmit;
+    /** A violation the inbound side found itself (no ready-to-receive message). */
+    private TerminateInfo rxError;
+    private TerminateInfo terminate;
+    private boolean terminateEncoded;
+    private boolean closeQueued;
+    private OutboundMessage current;
+    /** Bytes handed to the kernel so far. */
+    private long written;
+    private long lastProgress;
+    private long deadline;
+    /** Messages encoded and not yet reported, with the stream position after each: a power-of-two ring. */
+    private OutboundMessage[] sentMsg = new OutboundMessage[64];
+    private long[] sentEnd = new long[64];
+    private int sentFirst;
+    private int sentCount;
+
+    /**
+     * @param active   the initiator (sends at once) or the responder (waits for the first FPDU)
+     * @param awaitRtr responder in peer-to-peer mode: the first FPDU must be a zero-length Write
+     */
+    TcpChannel(final TcpPort port, final SocketChannel sock, final ChannelHandler handler, final boolean active,
+        final boolean crc, final int maxFpdu, final boolean awaitRtr)
+    {
+        this.port = port;
+        this.sock = sock;
+        this.handler = handler;
+        this.active = active;
+        this.encoder = new FpduEncoder(crc, maxFpdu);
+        this.decoder = new FpduDecoder(crc);
+        this.rx = ByteBuffer.allocateDirect(Math.max(port.transport.rxBuffer, Fpdu.MAX_FPDU_LENGTH));
+        this.tx = ByteBuffer.allocateDirect(Math.max(port.transport.txBuffer, maxFpdu));
+        this.livenessNanos = port.transport.livenessMillis * 1_000_000L;
+        this.txOpen = active;
+        this.awaitRtr = awaitRtr;
+    }
+
+    /** The initiator's ready-to-receive message goes first (RFC 6581 peer-to-peer mode). Before {@link #started()}. */
+    void queueRtr()
+    {
+        outbound.offer(RTR);
+    }
+
+    /** The engine knows the connection: start reading and sending. I/O thread. */
+    void started()
+    {
+        lastProgress = System.nanoTime();
+        interest(SelectionKey.OP_READ);
+        transmit();
+    }
+
+    boolean crcEnabled()
+    {
+        return encoder.crcEnabled();
+    }
+
+    int maxFpduLength()
+    {
+        return encoder.maxFpduLength();
+    }
+
+    // ---------------------------------------------------------------- Channel (any thread)
+
+    @Override
+    public void post(final OutboundMessage message)
+    {
+        if (!finished)
+        {
+            outbound.offer(message);
+        }
+    }
+
+    @Override
+    public void flush()
+    {
+        if (!finished && scheduled.compareAndSet(false, true))
+        {
+            port.schedule(this);
+        }
+    }
+
+    @Override
+    public int maxSegmentPayload()
+    {
+        return encoder.maxSegmentPayload(RdmapOpcode.SEND);
+    }
+
+    @Override
+    public boolean sentMeansPlaced()
+    {
+        return false;
+    }
+
+    @Override
+    public void terminate(final TerminateInfo info)
+    {
+        if (!finished)
+        {
+            outbound.offer(info);
+            flush();
+        }
+    }
+
+    @Override
+    public void disconnect()
+    {
+        if (!finished)
+        {
+            outbound.offer(CLOSE);
+            flush();
+        }
+    }
+
+    @Override
+    public void abort()
+    {
+        aborted = true;
+        if (!finished && !port.execute(() -> finish(null)))
+        {
+            Sockets.close(sock);
+        }
+    }
+
+    // ---------------------------------------------------------------- I/O thread
+
+    /** The port picked this channel from its queue of channels with new messages. */
+    void scheduledRun()
+    {
+        scheduled.set(false);
+        transmit();
+    }
+
+    @Override
+    void selected(final int readyOps)
+    {
+        if ((readyOps & SelectionKey.OP_WRITE) != 0)
+        {
+            transmit();
+        }
+        if (state != DONE && (readyOps & SelectionKey.OP_READ) != 0)
+        {
+            receive();
+        }
+        if (state != DONE && wantTransmit)
+        {
+            wantTransmit = false;
+            transmit();
+        }
+    }
+
+    @Override
+    void tick(final long now)
+    {
+        switch (state)
+        {
+            case OPEN ->
+            {
+                if (tx.position() > 0 && now - lastProgress > livenessNanos)
+                {
+                    // the peer took nothing for the whole liveness bound: dead, or its link is
+                    finish(CloseReason.BROKEN);
+                }
+                else if (txOpen && !outbound.isEmpty())
+                {
+                    // messages posted without a flush
+                    transmit();
+                }
+            }
+            case CLOSING ->
+            {
+                if (now - deadline >= 0)
+                {
+                    finish(CloseReason.LOCAL_CLOSE);
+                }
+            }
+            case LINGER ->
+            {
+                if (now - deadline >= 0)
+                {
+                    finish(null);
+                }
+            }
+            default ->
+            {
+                // done
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- receiving
+
+    private void receive()
+    {
+        for (int i = 0; i < READ_BUDGET; i++)
+        {
+            final int n;
+            try
+            {
+                n = sock.read(rx);
+            }
+            catch (final IOException e)
+            {
+                // a reset, or keepalive gave up on the peer
+                finish(state == LINGER ? null : CloseReason.BROKEN);
+                return;
+            }
+            if (n < 0)
+            {
+                endOfStream();
+                return;
+            }
+            if (n == 0)
+            {
+                return;
+            }
+            if (rxStopped || state == LINGER)
+            {
+                rx.clear();
+                continue;
+            }
+            rx.flip();
+            final FpduDecoder.Status s = decoder.decode(rx, inbound);
+            rx.compact();
+            switch (s)
+            {
+                case NEED_MORE ->
+                {
+                    // every complete FPDU was delivered
+                }
+                case HANDLER_STOPPED ->
+                {
+                    // the engine rejected a segment and queued its Terminate, or we stopped it
+                    rxStopped = true;
+                    if (rxError != null)
+                    {
+                        protocolError(rxError);
+                    }
+                }
+                case PROTOCOL_ERROR ->
+                {
+                    rxStopped = true;
+                    protocolError(decoder.terminateInfo());
+                }
+                case TERMINATE_RECEIVED ->
+                {
+                    rxStopped = true;
+                    finish(CloseReason.BROKEN);
+                }
+            }
+            if (state == DONE)
+            {
+                return;
+            }
+        }
+    }
+
+    private void endOfStream()
+    {
+        switch (state)
+        {
+            case LINGER -> finish(null);
+            case CLOSING -> finish(CloseReason.LOCAL_CLOSE);
+            default -> finish(rx.position() > 0 && !rxStopped
+                // the stream ended inside an FPDU: the peer did not close, it went
+                ? CloseReason.BROKEN : CloseReason.PEER_CLOSED);
+        }
+    }
+
+    /** An FPDU broke the protocol: nothing of it was delivered; Terminate, and the connection breaks. */
+    private void protocolError(final TerminateInfo info)
+    {
+        if (state != OPEN)
+        {
+            finish(state == LINGER ? null : CloseReason.BROKEN);
+            return;
+        }
+        finished = true;
+        rxStopped = true;
+        // what is queued will not be sent; a message cut short by the Terminate is legal
+        terminate = info;
+        current = null;
+        closeQueued = false;
+        outbound.clear();
+        dropSent();
+        txOpen = true;
+        tell(CloseReason.BROKEN);
+        transmit();
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    private void transmit()
+    {
+        if (state != OPEN || !txOpen)
+        {
+            return;
+        }
+        try
+        {
+            if (tx.position() == 0)
+            {
+                lastProgress = System.nanoTime();
+            }
+            while (fill() | tx.position() > 0)
+            {
+                writeOut();
+                reap();
+                if (state != OPEN)
+                {
+                    return;
+                }
+                if (tx.position() > 0)
+                {
+                    // the kernel's buffer is full: go on when the socket is writable
+                    interest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    return;
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            finish(CloseReason.BROKEN);
+            return;
+        }
+        if (terminateEncoded)
+        {
+            afterTerminate();
+            return;
+        }
+        if (closeQueued)
+        {
+            // RFC 5040 orderly close: the LLP stream ends after the last message
+            shutdownOutput();
+            state = CLOSING;
+            finished = true;
+            deadline = System.nanoTime() + port.transport.closeTimeoutNanos;
+        }
+        interest(SelectionKey.OP_READ);
+    }
+
+    /** Encodes queued messages into the send buffer while they fit; true if anything was added. */
+    private boolean fill()
+    {
+        final int start = tx.position();
+        while (terminate == null && !closeQueued)
+        {
+            if (current == null)
+            {
+                final Object m = outbound.poll();
+                if (m == null)
+                {
+                    break;
+                }
+                if (m instanceof TerminateInfo t)
+                {
+                    terminate = t;
+                    break;
+                }
+                if (m == CLOSE)
+                {
+                    closeQueued = true;
+                    break;
+                }
+                current = (OutboundMessage) m;
+                encoder.begin(current);
+            }
+            if (!encoder.encode(tx))
+            {
+                break;
+            }
+            pushSent(current, written + tx.position());
+            current = null;
+        }
+        if (terminate != null && !terminateEncoded)
+        {
+            terminateEncoded = encoder.encodeTerminate(tx, terminate);
+        }
+        return tx.position() != start;
+    }
+
+    private void writeOut() throws IOException
+    {
+        tx.flip();
+        final int n = sock.write(tx);
+        tx.compact();
+        if (n > 0)
+        {
+            written += n;
+            lastProgress = System.nanoTime();
+        }
+    }
+
+    private void pushSent(final OutboundMessage m, final long end)
+    {
+        if (sentCount == sentMsg.length)
+        {
+            final int n = sentCount * 2;
+            final OutboundMessage[] msgs = new OutboundMessage[n];
+            final long[] ends = new long[n];
+            for (int i = 0; i < sentCount; i++)
+            {
+                final int at = (sentFirst + i) & (sentMsg.length - 1);
+                msgs[i] = sentMsg[at];
+                ends[i] = sentEnd[at];
+            }
+            sentMsg = msgs;
+            sentEnd = ends;
+            sentFirst = 0;
+        }
+        final int at = (sentFirst + sentCount) & (sentMsg.length - 1);
+        sentMsg[at] = m;
+        sentEnd[at] = end;
+        sentCount++;
+    }
+
+    /** Reports the messages whose last byte the kernel took, in post order. */
+    private void reap()
+    {
+        while (sentCount > 0 && sentEnd[sentFirst] - written <= 0)
+        {
+            final OutboundMessage m = sentMsg[sentFirst];
+            sentMsg[sentFirst] = null;
+            sentFirst = (sentFirst + 1) & (sentMsg.length - 1);
+            sentCount--;
+            if (m != RTR && !aborted)
+            {
+                handler.onSent(m);
+            }
+            if (state != OPEN)
+            {
+                return;
+            }
+        }
+    }
+
+    private void dropSent()
+    {
+        Arrays.fill(sentMsg, null);
+        sentCount = 0;
+        sentFirst = 0;
+    }
+
+    /** The Terminate left: FIN, the engine hears BROKEN, and the socket drains until the peer closes. */
+    private void afterTerminate()
+    {
+        shutdownOutput();
+        state = LINGER;
+        finished = true;
+        deadline = System.nanoTime() + port.transport.closeTimeoutNanos;
+        outbound.clear();
+        dropSent();
+        interest(SelectionKey.OP_READ);
+        tell(CloseReason.BROKEN);
+    }
+
+    private void shutdownOutput()
+    {
+        try
+        {
+            sock.shutdownOutput();
+        }
+        catch (final IOException e)
+        {
+            // the peer is gone already; the end is noticed on the next read
+        }
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    /** Tells the engine once (never after an abort). */
+    private void tell(final CloseReason reason)
+    {
+        if (!told)
+        {
+            told = true;
+            if (!aborted)
+            {
+                handler.onClosed(reason);
+            }
+        }
+    }
+
+    /** Closes the socket and leaves the port; tells the engine {@code reason} unless null. I/O thread. */
+    private void finish(final CloseReason reason)
+    {
+        if (state == DONE)
+        {
+            return;
+        }
+        state = DONE;
+        finished = true;
+        port.remove(this);
+        Sockets.close(sock);
+        outbound.clear();
+        current = null;
+        dropSent();
+        if (reason != null)
+        {
+            tell(reason);
+        }
+    }
+
+    @Override
+    void failed()
+    {
+        finish(CloseReason.BROKEN);
+    }
+
+    @Override
+    void shutdown()
+    {
+        finished = true;
+        Sockets.close(sock);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TcpChannel[" + (active ? "active" : "passive") + ", " + sock + (finished ? ", closed" : "") + "]";
+    }
+
+    /**
+     * The engine's handler behind the startup rules: the responder's first FPDU opens its sending
+     * side, a ready-to-receive message is consumed here, and nothing is delivered after an abort.
+     */
+    private final class Inbound implements ChannelHandler
+    {
+        private boolean admit()
+        {
+            if (aborted)
+            {
+                return false;
+            }
+            if (awaitRtr)
+            {
+                // RFC 6581: the initiator agreed to send a zero-length RDMA Write first
+                rxError = Mpa.TERMINATE_NO_MATCHING_RTR;
+                return false;
+            }
+            if (!txOpen)
+            {
+                openTx();
+            }
+            return true;
+        }
+
+        private void openTx()
+        {
+            txOpen = true;
+            wantTransmit = true;
+        }
+
+        @Override
+        public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
+            final MemorySegment src, final long off, final int len)
+        {
+            return admit() && handler.onSend(msn, mo, last, solicited, src, off, len);
+        }
+
+        @Override
+        public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            if (awaitRtr && !aborted && len == 0 && last)
+            {
+                awaitRtr = false;
+                openTx();
+                return true;
+            }
+            return admit() && handler.onWrite(stag, to, last, src, off, len);
+        }
+
+        @Override
+        public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
+            final int srcStag, final long srcTo)
+        {
+            return admit() && handler.onReadRequest(msn, sinkStag, sinkTo, size, srcStag, srcTo);
+        }
+
+        @Override
+        public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            return admit() && handler.onReadResponse(stag, to, last, src, off, len);
+        }
+
+        @Override
+        public void onTerminate(final TerminateInfo info)
+        {
+            if (!aborted)
+            {
+                handler.onTerminate(info);
+            }
+        }
+
+        @Override
+        public void onSent(final OutboundMessage message)
+        {
+            throw new IllegalStateException("the decoder reports no sent messages");
+        }
+
+        @Override
+        public void onClosed(final CloseReason reason)
+        {
+            throw new IllegalStateException("the decoder reports no closes");
+        }
+    }
+
+    /** The RFC 6581 ready-to-receive message: a zero-length RDMA Write, STag 0, TO 0. */
+    private static final class Rtr implements OutboundMessage
+    {
+        @Override
+        public int opcode()
+        {
+            return RdmapOpcode.RDMA_WRITE;
+        }
+
+        @Override
+        public int msn()
+        {
+            return 0;
+        }
+
+        @Override
+        public int stag()
+        {
+            return 0;
+        }
+
+        @Override
+        public long to()
+        {
+            return 0;
+        }
+
+        @Override
+        public int readSize()
+        {
+            return 0;
+        }
+
+        @Override
+        public int srcStag()
+        {
+            return 0;
+        }
+
+        @Override
+        public long srcTo()
+        {
+            return 0;
+        }
+
+        @Override
+        public int payloadSegments()
+        {
+            return 0;
+        }
+
+        @Override
+        public MemorySegment payloadMemory(final int index)
+        {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public long payloadOffset(final int index)
+        {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public long payloadLength(final int index)
+        {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public long payloadLength()
+        {
+            return 0;
+        }
+    }
+}

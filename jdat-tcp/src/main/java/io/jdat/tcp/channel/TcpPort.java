@@ -1,0 +1,578 @@
+package io.jdat.tcp.channel;
+
+import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.IaAddress;
+import io.jdat.NamedAttr;
+import io.jdat.engine.channel.ConnectHandler;
+import io.jdat.engine.channel.ConnectRequest;
+import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.engine.channel.ListenHandler;
+import io.jdat.engine.channel.Listener;
+import io.jdat.engine.channel.PendingConnect;
+import io.jdat.engine.channel.TransportContext;
+import io.jdat.engine.channel.TransportPort;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
+
+/**
+ * One IA instance on a {@code tcp} address: its listening sockets, connection attempts, requests
+ * and channels, all driven by one NIO selector on one thread, {@code jdat-tcp-IA-N-io}. Other
+ * threads never touch a socket's registration: they hand work to that thread as tasks
+ * ({@link #execute}) or, for a channel with new messages, by queueing the channel
+ * ({@link #schedule}); either wakes the selector. Every engine callback therefore runs on the I/O
+ * thread, so callbacks of one connection are never concurrent, and none of them waits for
+ * another thread.
+ */
+final class TcpPort implements TransportPort
+{
+    /** How often deadlines and liveness are checked. */
+    static final long TICK_MILLIS = 100;
+    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
+
+    final TcpTransport transport;
+    /** The IA's IP address: listeners bind it, active sockets bind it before connecting. */
+    final InetAddress bind;
+    private final ProtocolFamily family;
+    private final Selector selector;
+    private final Thread io;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
+    private final Set<Io> live = ConcurrentHashMap.newKeySet();
+    private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
+    private final Object registry = new Object();
+    private volatile boolean closed;
+
+    TcpPort(final TcpTransport transport, final TransportContext context)
+    {
+        this.transport = transport;
+        this.bind = transport.address.inet();
+        this.family = bind instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        try
+        {
+            if (!bind.isAnyLocalAddress() && NetworkInterface.getByInetAddress(bind) == null)
+            {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    "tcp: " + bind.getHostAddress() + " is not an address of this host");
+            }
+            this.selector = Selector.open();
+        }
+        catch (final IOException e)
+        {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "tcp: cannot open a selector: " + e);
+        }
+        this.io = context.threads().newThread(this::run);
+        io.setName("jdat-tcp-" + context.iaName() + "-" + context.instanceId() + "-io");
+        io.start();
+    }
+
+    // ---------------------------------------------------------------- the I/O thread
+
+    private void run()
+    {
+        long nextTick = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+        while (!closed)
+        {
+            try
+            {
+                if (tasks.isEmpty() && ready.isEmpty())
+                {
+                    selector.select(this::selected, TICK_MILLIS);
+                }
+                else
+                {
+                    selector.selectNow(this::selected);
+                }
+                runTasks();
+                drainReady();
+                final long now = System.nanoTime();
+                if (now - nextTick >= 0)
+                {
+                    nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+                    for (final Io x : live)
+                    {
+                        tick(x, now);
+                    }
+                }
+            }
+            catch (final ClosedSelectorException e)
+            {
+                return;
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                if (!closed)
+                {
+                    LOG.log(System.Logger.Level.ERROR, "tcp: the I/O loop of " + this + " failed", e);
+                }
+            }
+        }
+    }
+
+    private void selected(final SelectionKey k)
+    {
+        final Io x = (Io) k.attachment();
+        try
+        {
+            if (k.isValid())
+            {
+                x.selected(k.readyOps());
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.ERROR, "tcp: " + x + " failed", e);
+            x.failed();
+        }
+    }
+
+    private static void tick(final Io x, final long now)
+    {
+        try
+        {
+            x.tick(now);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.ERROR, "tcp: " + x + " failed", e);
+            x.failed();
+        }
+    }
+
+    private void runTasks()
+    {
+        Runnable r;
+        while ((r = tasks.poll()) != null)
+        {
+            try
+            {
+                r.run();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.ERROR, "tcp: a task of " + this + " failed", e);
+            }
+        }
+    }
+
+    private void drainReady()
+    {
+        TcpChannel c;
+        while ((c = ready.poll()) != null)
+        {
+            try
+            {
+                c.scheduledRun();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.ERROR, "tcp: " + c + " failed", e);
+                c.failed();
+            }
+        }
+    }
+
+    /** Runs {@code task} on the I/O thread; false (and it never runs) once the port is closed. */
+    boolean execute(final Runnable task)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        tasks.offer(task);
+        wake();
+        return true;
+    }
+
+    /** A channel has messages to move. */
+    void schedule(final TcpChannel channel)
+    {
+        ready.offer(channel);
+        wake();
+    }
+
+    private void wake()
+    {
+        if (Thread.currentThread() != io && !closed)
+        {
+            try
+            {
+                selector.wakeup();
+            }
+            catch (final ClosedSelectorException e)
+            {
+                // closed meanwhile: nothing runs any more
+            }
+        }
+    }
+
+    boolean onIoThread()
+    {
+        return Thread.currentThread() == io;
+    }
+
+    /** Registers a socket with the selector. I/O thread. */
+    void register(final Io x, final SelectableChannel channel, final int ops) throws ClosedChannelException
+    {
+        x.key = channel.register(selector, ops, x);
+    }
+
+    /** {@code next} takes over the socket and key of {@code previous} (an attempt or request that became a channel). */
+    void replace(final Io previous, final Io next)
+    {
+        next.key = previous.key;
+        next.key.attach(next);
+        live.add(next);
+        live.remove(previous);
+    }
+
+    void remove(final Io x)
+    {
+        live.remove(x);
+        if (x instanceof TcpListener l)
+        {
+            listeners.remove(l.qual, l);
+        }
+    }
+
+    /** A listener accepted a TCP connection: it becomes a request once its MPA Request arrived. I/O thread. */
+    void accepted(final SocketChannel s, final TcpListener l)
+    {
+        try
+        {
+            Sockets.configure(s, transport.livenessMillis);
+            final TcpRequest r = new TcpRequest(this, s, l, System.nanoTime() + transport.mpaTimeoutNanos);
+            live.add(r);
+            register(r, s, SelectionKey.OP_READ);
+        }
+        catch (final IOException e)
+        {
+            Sockets.reset(s);
+        }
+    }
+
+    // ---------------------------------------------------------------- TransportPort
+
+    @Override
+    public IaAddress address()
+    {
+        return transport.address;
+    }
+
+    @Override
+    public List<NamedAttr> attributes()
+    {
+        return List.of(new NamedAttr("jdat.tcp.liveness_ms", Long.toString(transport.livenessMillis)),
+            new NamedAttr("jdat.tcp.crc", Boolean.toString(transport.crc)),
+            new NamedAttr("jdat.tcp.mpa_revision", Integer.toString(transport.mpaRevision)),
+            new NamedAttr("jdat.tcp.p2p", Boolean.toString(transport.peerToPeer)),
+            new NamedAttr("jdat.tcp.mss", transport.mss == 0 ? "auto" : Integer.toString(transport.mss)));
+    }
+
+    @Override
+    public int maxPrivateDataSize()
+    {
+        return transport.maxPrivateData;
+    }
+
+    @Override
+    public void checkAddress(final IaAddress remote)
+    {
+        final InetAddress inet = remote.inet();
+        if (inet == null)
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                "the tcp provider connects to IP addresses, not to names (" + remote + ")");
+        }
+        if (inet.isMulticastAddress())
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_MALFORMED,
+                inet.getHostAddress() + " is a multicast address");
+        }
+        final boolean v6ia = bind instanceof Inet6Address;
+        if (!v6ia && inet instanceof Inet6Address || v6ia && !bind.isAnyLocalAddress() && inet instanceof Inet4Address)
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE,
+                "an IA on " + bind.getHostAddress() + " cannot reach " + inet.getHostAddress());
+        }
+    }
+
+    @Override
+    public Listener listen(final long connQual, final ListenHandler handler)
+    {
+        checkOpen();
+        if (connQual < 1 || connQual > 65535)
+        {
+            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.invalidArg(2),
+                "a tcp connection qualifier is a TCP port, 1..65535, not " + connQual);
+        }
+        final ServerSocketChannel s = openServer();
+        try
+        {
+            s.bind(new InetSocketAddress(bind, (int) connQual), transport.backlog);
+        }
+        catch (final BindException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE,
+                "TCP port " + connQual + " of " + bind.getHostAddress() + " is in use (" + e.getMessage() + ")");
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot listen on TCP port " + connQual + ": " + e);
+        }
+        return started(new TcpListener(this, s, connQual, handler));
+    }
+
+    @Override
+    public Listener listenAny(final ListenHandler handler)
+    {
+        checkOpen();
+        final ServerSocketChannel s = openServer();
+        final long qual;
+        try
+        {
+            // port 0: the kernel picks a free ephemeral port
+            s.bind(new InetSocketAddress(bind, 0), transport.backlog);
+            qual = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE,
+                "no free TCP port on " + bind.getHostAddress() + ": " + e.getMessage());
+        }
+        return started(new TcpListener(this, s, qual, handler));
+    }
+
+    private ServerSocketChannel openServer()
+    {
+        try
+        {
+            final ServerSocketChannel s = ServerSocketChannel.open(family);
+            s.configureBlocking(false);
+            // a new listener may take over a port whose old connections linger in TIME_WAIT
+            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            return s;
+        }
+        catch (final IOException e)
+        {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot open a listening socket: " + e);
+        }
+    }
+
+    private TcpListener started(final TcpListener l)
+    {
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                Sockets.close(l.server);
+                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+            }
+            listeners.put(l.qual, l);
+            live.add(l);
+        }
+        execute(l::register);
+        return l;
+    }
+
+    @Override
+    public PendingConnect connect(final ConnectRequest request, final ConnectHandler handler)
+    {
+        checkOpen();
+        final InetAddress remote = request.remoteAddress().inet();
+        if (remote == null)
+        {
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                "the tcp provider connects to IP addresses (" + request.remoteAddress() + ")");
+        }
+        final long qual = request.remoteConnQual();
+        if (qual < 1 || qual > 65535)
+        {
+            // no TCP port can listen there: as if nobody listened
+            handler.rejected(false);
+            return Finished.INSTANCE;
+        }
+        final SocketChannel s;
+        final long localPort;
+        try
+        {
+            s = SocketChannel.open(family);
+        }
+        catch (final IOException e)
+        {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot open a socket: " + e);
+        }
+        try
+        {
+            Sockets.configure(s, transport.livenessMillis);
+            s.bind(new InetSocketAddress(bind, 0));
+            localPort = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "no local TCP port on " + bind.getHostAddress() + ": " + e);
+        }
+        final boolean connectedNow;
+        try
+        {
+            connectedNow = s.connect(new InetSocketAddress(remote, (int) qual));
+        }
+        catch (final UnresolvedAddressException | UnsupportedAddressTypeException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
+                "cannot connect to " + remote + ": " + e);
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            if (Sockets.unreachable(e))
+            {
+                handler.unreachable();
+            }
+            else
+            {
+                handler.rejected(false);
+            }
+            return new Finished(localPort);
+        }
+        final TcpAttempt a = new TcpAttempt(this, s, request, handler, localPort);
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                Sockets.close(s);
+                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+            }
+            live.add(a);
+        }
+        execute(() -> a.start(connectedNow));
+        return a;
+    }
+
+    @Override
+    public boolean handoff(final IncomingRequest request, final long connQual)
+    {
+        if (!(request instanceof TcpRequest r) || r.port != this || closed)
+        {
+            return false;
+        }
+        final TcpListener l = listeners.get(connQual);
+        return l != null && !l.closed && r.handOff(l);
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (registry)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        try
+        {
+            selector.wakeup();
+        }
+        catch (final ClosedSelectorException e)
+        {
+            // already closed
+        }
+        if (Thread.currentThread() != io)
+        {
+            try
+            {
+                io.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (final Io x : live)
+        {
+            try
+            {
+                x.shutdown();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "tcp: closing " + x + " failed", e);
+            }
+        }
+        live.clear();
+        listeners.clear();
+        tasks.clear();
+        ready.clear();
+        try
+        {
+            selector.close();
+        }
+        catch (final IOException e)
+        {
+            // nothing is left to release
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "tcp:" + transport.address;
+    }
+
+    /** An attempt whose outcome was delivered before {@link #connect} returned. */
+    private record Finished(long localPortQual) implements PendingConnect
+    {
+        static final Finished INSTANCE = new Finished(0);
+
+        @Override
+        public boolean cancel()
+        {
+            return false;
+        }
+    }
+}
