@@ -1,0 +1,143 @@
+package io.jdat.tcp.channel;
+
+import static io.jdat.tcp.channel.TcpNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DtoStatus;
+import io.jdat.EventNumber;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Send, RDMA Write and RDMA Read across a real TCP connection in one JVM, every byte checked, in
+ * the configurations the wire allows: large FPDUs, one Ethernet MSS per FPDU with CRC (so a
+ * message is many DDP segments), CRC asked by one side only, MPA Rev 1, and without
+ * peer-to-peer mode.
+ */
+class TcpDataTest
+{
+    private static final int MEM = 2 << 20;
+    private static final int[] SENDS = {0, 1, 1447, 1448, 65536, 200_000};
+    private static final int RDMA = 300_000;
+
+    @ParameterizedTest(name = "client [{0}] server [{1}]")
+    @CsvSource(delimiter = '|', value = {
+        "|",
+        "crc=true mss=1448|crc=true mss=1448",
+        "crc=true|mss=200",
+        "mpa_revision=1|",
+        "p2p=false|crc=true"})
+    void sendWriteAndReadArriveIntact(final String clientData, final String serverData)
+    {
+        try (TcpNode c = TcpNode.open(clientData == null ? "" : clientData);
+            TcpNode s = TcpNode.open(serverData == null ? "" : serverData))
+        {
+            final Lmr cm = c.lmr(MEM);
+            final Lmr sm = s.lmr(MEM);
+            final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
+            final TcpNode.Ep client = pair.client();
+            final TcpNode.Ep server = pair.server();
+
+            // Sends, the largest ones gathered from three pieces
+            long at = 0;
+            for (int i = 0; i < SENDS.length; i++)
+            {
+                server.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, at, SENDS[i])}, 100 + i,
+                    CompletionFlags.DEFAULT_FLAG);
+                at += SENDS[i];
+            }
+            at = 0;
+            for (int i = 0; i < SENDS.length; i++)
+            {
+                final int n = SENDS[i];
+                Bytes.fill(cm.memory(), at, n, i);
+                final LmrTriplet[] iov = n < 3 ? new LmrTriplet[] {LmrTriplet.of(cm, at, n)}
+                    : new LmrTriplet[] {LmrTriplet.of(cm, at, n / 3), LmrTriplet.of(cm, at + n / 3, n / 3),
+                        LmrTriplet.of(cm, at + 2 * (n / 3), n - 2 * (n / 3))};
+                client.ep().postSend(iov.length, iov, 10 + i, CompletionFlags.DEFAULT_FLAG);
+                at += n;
+            }
+            at = 0;
+            for (int i = 0; i < SENDS.length; i++)
+            {
+                completed(client.req(), 10 + i, SENDS[i]);
+                completed(server.recv(), 100 + i, SENDS[i]);
+                assertEquals(-1, Bytes.mismatch(sm.memory(), at, SENDS[i], i), "bytes of Send " + i);
+                at += SENDS[i];
+            }
+
+            // an RDMA Write into the server's memory
+            final long writeAt = 512 << 10;
+            Bytes.fill(cm.memory(), writeAt, RDMA, 21);
+            client.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(cm, writeAt, RDMA)}, 20,
+                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + writeAt, RDMA), CompletionFlags.DEFAULT_FLAG);
+            completed(client.req(), 20, RDMA);
+
+            // an RDMA Read of the server's memory; it also orders the Write before it on the wire
+            final long readAt = 1 << 20;
+            Bytes.fill(sm.memory(), readAt, RDMA, 22);
+            client.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, readAt, RDMA)}, 30,
+                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + readAt, RDMA), CompletionFlags.DEFAULT_FLAG);
+            completed(client.req(), 30, RDMA);
+            assertEquals(-1, Bytes.mismatch(cm.memory(), readAt, RDMA, 22), "bytes of the RDMA Read");
+            assertEquals(-1, Bytes.mismatch(sm.memory(), writeAt, RDMA, 21), "bytes of the RDMA Write");
+
+            // the server answers with a Send of its own
+            client.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 4096)}, 40, CompletionFlags.DEFAULT_FLAG);
+            Bytes.fill(sm.memory(), 0, 4096, 23);
+            server.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 4096)}, 41, CompletionFlags.DEFAULT_FLAG);
+            completed(server.req(), 41, 4096);
+            completed(client.recv(), 40, 4096);
+            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 4096, 23), "bytes of the server's Send");
+        }
+    }
+
+    @ParameterizedTest(name = "client [{0}]")
+    @CsvSource(delimiter = '|', value = {"p2p=true|true", "p2p=false|false", "mpa_revision=1|false"})
+    void theResponderSpeaksFirstOnlyInPeerToPeerMode(final String clientData, final boolean p2p)
+    {
+        try (TcpNode c = TcpNode.open(clientData); TcpNode s = TcpNode.open())
+        {
+            final Lmr cm = c.lmr(8192);
+            final Lmr sm = s.lmr(8192);
+            final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
+            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1, CompletionFlags.DEFAULT_FLAG);
+            pair.server().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 64)}, 2, CompletionFlags.DEFAULT_FLAG);
+            Bytes.fill(sm.memory(), 4096, 64, 5);
+            pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
+                CompletionFlags.DEFAULT_FLAG);
+            if (p2p)
+            {
+                // the initiator's ready-to-receive message opened the responder's side
+                completed(pair.client().recv(), 1, 64);
+            }
+            else
+            {
+                // RFC 5044: the responder waits for the initiator's first FPDU
+                assertTrue(TcpNode.quiet(pair.client().recv(), 300), "the responder sent first");
+                Bytes.fill(cm.memory(), 4096, 64, 6);
+                pair.client().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(cm, 4096, 64)}, 4,
+                    CompletionFlags.DEFAULT_FLAG);
+                completed(pair.server().recv(), 2, 64);
+                completed(pair.client().recv(), 1, 64);
+                assertEquals(-1, Bytes.mismatch(sm.memory(), 0, 64, 6));
+            }
+            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 64, 5));
+            completed(pair.server().req(), 3, 64);
+        }
+    }
+
+    static void completed(final io.jdat.EventDispatcher evd, final long cookie, final long length)
+    {
+        final DatEvent ev = next(evd, EventNumber.DTO_COMPLETION_EVENT);
+        assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+        assertEquals(cookie, ev.dto.userCookie, ev.toString());
+        assertEquals(length, ev.dto.transferredLength, ev.toString());
+    }
+}
