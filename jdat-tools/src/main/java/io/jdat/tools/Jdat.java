@@ -3,6 +3,7 @@ package io.jdat.tools;
 import io.jdat.tools.demo.DemoCommand;
 import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.providers.ProvidersCommand;
+import io.jdat.tools.test.TestCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = Jdat.Version.class,
     description = "The Direct Access Transport (DAT / uDAPL 1.2) for Java: tools.",
-    subcommands = {ProvidersCommand.class, DemoCommand.class, PerfCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ProvidersCommand.class, DemoCommand.class, TestCommand.class, PerfCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Jdat implements Runnable
 {
     /** Exit code of a failed check or DAT call. */

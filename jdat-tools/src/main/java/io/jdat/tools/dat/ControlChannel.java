@@ -98,6 +98,20 @@ public final class ControlChannel
         return receive();
     }
 
+    /** Frees the link and the message buffers (see {@link Link#free()}). */
+    public void free()
+    {
+        link.free();
+        try
+        {
+            lmr.free();
+        }
+        catch (final io.jdat.DatException e)
+        {
+            // dat_ia_close frees it
+        }
+    }
+
     private static String abbreviate(final String s)
     {
         return s.length() <= 40 ? s : s.substring(0, 40) + "…";

@@ -91,9 +91,14 @@ public final class Link
         int spins = 0;
         while (evd.dequeue(event) != DatStatus.SUCCESS)
         {
-            if ((++spins & 0x3FF) == 0 && System.nanoTime() - deadline > 0)
+            if ((++spins & 0x3FF) == 0)
             {
-                return DatStatus.TIMEOUT_EXPIRED;
+                if (System.nanoTime() - deadline > 0)
+                {
+                    return DatStatus.TIMEOUT_EXPIRED;
+                }
+                // with more spinning threads than cores, let the peer's thread run
+                Thread.yield();
             }
             Thread.onSpinWait();
         }
@@ -251,6 +256,29 @@ public final class Link
         catch (final RuntimeException e)
         {
             // not connected
+        }
+    }
+
+    /**
+     * Frees the endpoint, its EVDs and its CNO; what cannot be freed now (for example an
+     * endpoint still connected) is left to {@code dat_ia_close}.
+     */
+    public void free()
+    {
+        try
+        {
+            ep.free();
+            recvEvd.free();
+            reqEvd.free();
+            connEvd.free();
+            if (cno != null)
+            {
+                cno.free();
+            }
+        }
+        catch (final DatException e)
+        {
+            // dat_ia_close frees the rest
         }
     }
 
