@@ -1,6 +1,7 @@
 package io.jdat.tools;
 
 import io.jdat.tools.demo.DemoCommand;
+import io.jdat.tools.dtest.DtestCommand;
 import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.providers.ProvidersCommand;
 import io.jdat.tools.test.TestCommand;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Command;
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = Jdat.Version.class,
     description = "The Direct Access Transport (DAT / uDAPL 1.2) for Java: tools.",
     subcommands = {ProvidersCommand.class, DemoCommand.class, TestCommand.class, PerfCommand.class,
-        CommandLine.HelpCommand.class})
+        DtestCommand.class, CommandLine.HelpCommand.class})
 public final class Jdat implements Runnable
 {
     /** Exit code of a failed check or DAT call. */
