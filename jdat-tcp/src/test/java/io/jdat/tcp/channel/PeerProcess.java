@@ -1,0 +1,134 @@
+package io.jdat.tcp.channel;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link TcpPeer} in a second JVM (the same {@code java} and class path as the test's), with
+ * its output read line by line on a daemon thread, so that waiting for a line has a timeout.
+ */
+final class PeerProcess implements AutoCloseable
+{
+    final Process process;
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> all = new ArrayList<>();
+
+    PeerProcess(final String mode, final String instanceData)
+    {
+        final String java = ProcessHandle.current().info().command().orElseThrow();
+        try
+        {
+            process = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss2m",
+                "-cp", System.getProperty("java.class.path"), TcpPeer.class.getName(), mode, instanceData)
+                .redirectErrorStream(true).start();
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+        final Thread reader = new Thread(() ->
+        {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)))
+            {
+                String line;
+                while ((line = r.readLine()) != null)
+                {
+                    lines.add(line);
+                }
+            }
+            catch (final IOException e)
+            {
+                lines.add("(output lost: " + e + ")");
+            }
+        }, "peer-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Waits for a line starting with {@code prefix}; returns the rest of it. Fails with everything
+     * the peer printed otherwise.
+     */
+    String await(final String prefix, final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true)
+        {
+            final String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (line == null)
+            {
+                throw new AssertionError("the peer did not print " + prefix + " within " + seconds + " s: " + all);
+            }
+            all.add(line);
+            if (line.startsWith(prefix))
+            {
+                return line.substring(prefix.length()).trim();
+            }
+            if (line.startsWith("FAIL"))
+            {
+                drain();
+                throw new AssertionError("the peer failed: " + String.join("\n", all));
+            }
+        }
+    }
+
+    /** Waits for the exit; its code, or fails after {@code seconds}. */
+    int exit(final long seconds) throws InterruptedException
+    {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly();
+            throw new AssertionError("the peer did not exit within " + seconds + " s: " + all);
+        }
+        return process.exitValue();
+    }
+
+    String output() throws InterruptedException
+    {
+        drain();
+        return String.join("\n", all);
+    }
+
+    private void drain() throws InterruptedException
+    {
+        String line;
+        while ((line = lines.poll(100, TimeUnit.MILLISECONDS)) != null)
+        {
+            all.add(line);
+        }
+    }
+
+    /** SIGKILL (Process.destroyForcibly on Unix), then waits until it is gone. */
+    void kill() throws InterruptedException
+    {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1). */
+    void signal(final String name) throws IOException, InterruptedException
+    {
+        final Process k = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (!k.waitFor(5, TimeUnit.SECONDS) || k.exitValue() != 0)
+        {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.jdat.tcp.channel;
+
+import io.jdat.EvdFlags;
+import io.jdat.EventNumber;
+import io.jdat.Lmr;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+
+/**
+ * The other process of the two-process tests: {@code TcpPeer MODE INSTANCE_DATA...} listens on
+ * a free TCP port of 127.0.0.1 and prints {@code READY PORT}; then, by mode,
+ * <ul>
+ *   <li>{@code validate}: serves one {@link Transaction} (checking everything that arrives),
+ *       prints {@code OK} and exits 0, or prints {@code FAIL ...} and exits 1;</li>
+ *   <li>{@code sink}: accepts with a 4 MiB LMR exposed (its context and address as private data),
+ *       prints {@code ACCEPTED} and lets RDMA Writes land until it is killed (at most 60 s).</li>
+ * </ul>
+ */
+public final class TcpPeer
+{
+    private TcpPeer()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final String data = String.join(" ", java.util.Arrays.asList(args).subList(1, args.length));
+        try (TcpNode node = TcpNode.open(data))
+        {
+            final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
+            final TcpNode.Ep ep = node.ep(null);
+            final Lmr lmr = node.lmr(args[0].equals("validate") ? Transaction.LMR_SIZE : 4 << 20);
+            final PublicServicePoint psp = node.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            System.out.println("READY " + psp.connQual());
+            if (args[0].equals("validate"))
+            {
+                Transaction.serve(crEvd, ep, lmr);
+                System.out.println("OK");
+            }
+            else
+            {
+                final var cr = Transaction.next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "request");
+                cr.crArrival.crHandle.accept(ep.ep(), Transaction.acceptData(lmr));
+                Transaction.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "established");
+                System.out.println("ACCEPTED");
+                Thread.sleep(60_000);
+            }
+        }
+        catch (final Throwable t)
+        {
+            System.out.println("FAIL " + t);
+            t.printStackTrace(System.out);
+            System.out.flush();
+            System.exit(1);
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,184 @@
+package io.jdat.tcp.channel;
+
+import static io.jdat.tcp.channel.TcpNode.SECOND;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.Dat;
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EpParam;
+import io.jdat.EpState;
+import io.jdat.EventNumber;
+import io.jdat.IaAddress;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.Qos;
+import io.jdat.RmrTriplet;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A peer process that dies (SIGKILL) or freezes (SIGSTOP, its kernel still acknowledging) in the
+ * middle of a stream of RDMA Writes: the survivor's endpoint leaves CONNECTED within the IA's
+ * liveness bound, every posted DTO completes in order (the unfinished ones flushed), a blocked
+ * waiter returns, and after a kill the survivor runs a transaction with a new peer.
+ */
+class TcpPeerDeathTest
+{
+    private static final IaAddress LOCAL = IaAddress.parse("127.0.0.1");
+    private static final int WRITE = 256 << 10;
+    /** More than the kernels' socket buffers hold, so that some Writes are still queued at the end. */
+    private static final int OUTSTANDING = 64;
+
+    @Test
+    void peerKilledMidTransferEndsTheConnectionAndTheSurvivorRunsOnWithAnother() throws Exception
+    {
+        try (TcpNode client = TcpNode.open())
+        {
+            final TcpNode.Ep ep = client.ep(withRequests(OUTSTANDING));
+            final Lmr mem = client.lmr(WRITE);
+            try (PeerProcess victim = new PeerProcess("sink", ""))
+            {
+                final long ms = stream(ep, mem, victim, Long.parseLong(victim.await("READY ", 30)), false);
+                assertTrue(ms < 5000, "the end came " + ms + " ms after the kill");
+            }
+
+            ep.ep().free();
+            try (PeerProcess server = new PeerProcess("validate", ""))
+            {
+                final long port = Long.parseLong(server.await("READY ", 30));
+                Transaction.run(client, client.ep(null), LOCAL, port);
+                server.await("OK", 10);
+                assertEquals(0, server.exit(10), server.output());
+            }
+        }
+    }
+
+    @Test
+    void aFrozenPeerIsBrokenOffWithinTheLivenessBound() throws Exception
+    {
+        try (TcpNode client = TcpNode.open("liveness_ms=2000"))
+        {
+            assertEquals("2000", client.query().transportAttr("jdat.tcp.liveness_ms"));
+            final TcpNode.Ep ep = client.ep(withRequests(OUTSTANDING));
+            final Lmr mem = client.lmr(WRITE);
+            try (PeerProcess victim = new PeerProcess("sink", ""))
+            {
+                final long port = Long.parseLong(victim.await("READY ", 30));
+                final long ms = stream(ep, mem, victim, port, true);
+                // the bound counts from the last byte the frozen peer's kernel took
+                assertTrue(ms >= 1900 && ms < 2000 + 3000, "broken after " + ms + " ms");
+                victim.signal("CONT");
+            }
+        }
+    }
+
+    private static io.jdat.EpAttr withRequests(final int n)
+    {
+        final io.jdat.EpAttr a = new io.jdat.EpAttr();
+        a.maxRequestDtos = n;
+        return a;
+    }
+
+    /**
+     * Connects to the sink, streams RDMA Writes, stops (SIGSTOP) or kills the peer after 40 of
+     * them completed, and checks how the endpoint ends. Returns the milliseconds from the signal
+     * to the end event.
+     */
+    private static long stream(final TcpNode.Ep ep, final Lmr mem, final PeerProcess victim, final long port,
+        final boolean freeze) throws Exception
+    {
+        ep.ep().connect(LOCAL, port, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
+        final DatEvent up = TcpNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
+        final int rmr = pd.getInt();
+        final long base = pd.getLong();
+        victim.await("ACCEPTED", 10);
+
+        // a consumer blocked in dat_evd_wait with no timeout must come back
+        ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
+        final CompletableFuture<DatEvent> waiter = CompletableFuture.supplyAsync(() ->
+        {
+            final DatEvent ev = new DatEvent();
+            ep.recv().wait(Dat.TIMEOUT_INFINITE, 1, ev, new DatCount());
+            return ev;
+        }, task -> Thread.ofPlatform().daemon().name("test-waiter").start(task));
+
+        final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, WRITE)};
+        final DatEvent ev = new DatEvent();
+        long posted = 0;
+        long done = 0;
+        long ok = 0;
+        long flushed = 0;
+        boolean hit = false;
+        long hitAt = 0;
+        final long start = System.nanoTime();
+        while (true)
+        {
+            while (!hit && posted - done < OUTSTANDING)
+            {
+                final long at = posted % 8 * WRITE;
+                ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + at, WRITE), 0);
+                posted++;
+            }
+            final DatStatus s = ep.req().wait(8 * SECOND, 1, ev, new DatCount());
+            assertEquals(DatStatus.SUCCESS, s, "a posted RDMA Write never completed");
+            assertEquals(done, ev.dto.userCookie, "completions in posting order");
+            done++;
+            if (ev.dto.status == DtoStatus.SUCCESS)
+            {
+                assertEquals(0, flushed, "no success after a flush");
+                ok++;
+            }
+            else
+            {
+                assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
+                flushed++;
+            }
+            if (!hit && ok == 40)
+            {
+                if (freeze)
+                {
+                    victim.signal("STOP");
+                }
+                else
+                {
+                    victim.kill();
+                }
+                hit = true;
+                hitAt = System.nanoTime();
+            }
+            if (hit && (flushed > 0 || done == posted))
+            {
+                break;
+            }
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20), "the stream took too long");
+        }
+        final DatEvent end = TcpNode.next(ep.conn());
+        final long endAt = System.nanoTime();
+        assertTrue(flushed > 0, "the end came in the middle of the transfer: " + ok + " written, " + flushed
+            + " flushed");
+        assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN) || end.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
+            end.toString());
+        final EpParam p = new EpParam();
+        ep.ep().query(EpParam.FIELD_ALL, p);
+        assertEquals(EpState.DISCONNECTED, p.epState);
+        // the rest of the posted Writes are flushed, in order
+        while (done < posted)
+        {
+            assertEquals(DatStatus.SUCCESS, ep.req().wait(5 * SECOND, 1, ev, new DatCount()));
+            assertEquals(done, ev.dto.userCookie);
+            assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
+            done++;
+        }
+        final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
+        assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+        assertEquals(900, recv.dto.userCookie);
+        return TimeUnit.NANOSECONDS.toMillis(endAt - hitAt);
+    }
+}
