@@ -88,6 +88,10 @@ final class TcpChannel extends Io implements Channel
     /** Bytes handed to the kernel so far. */
     private long written;
     private long lastProgress;
+    /** When bytes last arrived, or the last Read Request went out. */
+    private long lastInbound;
+    /** RDMA Read Requests sent whose Response has not ended yet. */
+    private int readsOutstanding;
     private long deadline;
     /** Messages encoded and not yet reported, with the stream position after each: a power-of-two ring. */
     private OutboundMessage[] sentMsg = new OutboundMessage[64];
@@ -125,6 +129,7 @@ final class TcpChannel extends Io implements Channel
     void started()
     {
         lastProgress = System.nanoTime();
+        lastInbound = lastProgress;
         interest(SelectionKey.OP_READ);
         transmit();
     }
@@ -195,7 +200,8 @@ final class TcpChannel extends Io implements Channel
     public void abort()
     {
         aborted = true;
-        if (!finished && !port.execute(() -> finish(null)))
+        // also while closing or lingering: the socket goes at once
+        if (!port.execute(() -> finish(null)))
         {
             Sockets.close(sock);
         }
@@ -238,6 +244,13 @@ final class TcpChannel extends Io implements Channel
                 if (tx.position() > 0 && now - lastProgress > livenessNanos)
                 {
                     // the peer took nothing for the whole liveness bound: dead, or its link is
+                    finish(CloseReason.BROKEN);
+                }
+                else if (readsOutstanding > 0 && now - lastInbound > livenessNanos)
+                {
+                    // RDMA Reads wait and the peer sent nothing for the whole bound: a live
+                    // responder streams its Response at once (its kernel still answers
+                    // keepalive probes, so this catches a frozen or hung peer)
                     finish(CloseReason.BROKEN);
                 }
                 else if (txOpen && !outbound.isEmpty())
@@ -292,6 +305,10 @@ final class TcpChannel extends Io implements Channel
             if (n == 0)
             {
                 return;
+            }
+            if (readsOutstanding > 0)
+            {
+                lastInbound = System.nanoTime();
             }
             if (rxStopped || state == LINGER)
             {
@@ -443,6 +460,10 @@ final class TcpChannel extends Io implements Channel
                 }
                 current = (OutboundMessage) m;
                 encoder.begin(current);
+                if (current.opcode() == RdmapOpcode.RDMA_READ_REQUEST && readsOutstanding++ == 0)
+                {
+                    lastInbound = System.nanoTime();
+                }
             }
             if (!encoder.encode(tx))
             {
@@ -661,6 +682,10 @@ final class TcpChannel extends Io implements Channel
         public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
             final long off, final int len)
         {
+            if (last && readsOutstanding > 0)
+            {
+                readsOutstanding--;
+            }
             return admit() && handler.onReadResponse(stag, to, last, src, off, len);
         }
 

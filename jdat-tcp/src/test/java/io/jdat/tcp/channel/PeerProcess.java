@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -113,7 +115,11 @@ final class PeerProcess implements AutoCloseable
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
-    /** Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1). */
+    /**
+     * Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1); after {@code STOP}, waits
+     * until every thread of the process is stopped (Linux {@code /proc}), since the signal takes
+     * effect a little after kill(1) returns.
+     */
     void signal(final String name) throws IOException, InterruptedException
     {
         final Process k = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
@@ -121,6 +127,44 @@ final class PeerProcess implements AutoCloseable
         {
             throw new IOException("kill -" + name + " " + process.pid() + " failed");
         }
+        if (name.equals("STOP"))
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!stopped())
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    throw new IOException("process " + process.pid() + " did not stop");
+                }
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    private boolean stopped() throws IOException
+    {
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task")))
+        {
+            for (final Path t : tasks.toList())
+            {
+                final String stat;
+                try
+                {
+                    stat = Files.readString(t.resolve("stat"));
+                }
+                catch (final java.nio.file.NoSuchFileException e)
+                {
+                    continue;
+                }
+                // the state follows the command name in parentheses
+                final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't')
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     @Override

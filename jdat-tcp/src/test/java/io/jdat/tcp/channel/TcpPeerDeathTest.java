@@ -78,6 +78,43 @@ class TcpPeerDeathTest
         }
     }
 
+    @Test
+    void aFrozenPeerThatOwesAnRdmaReadResponseIsBrokenOffWithinTheLivenessBound() throws Exception
+    {
+        try (TcpNode client = TcpNode.open("liveness_ms=2000"))
+        {
+            final TcpNode.Ep ep = client.ep(null);
+            final Lmr mem = client.lmr(WRITE);
+            try (PeerProcess victim = new PeerProcess("sink", ""))
+            {
+                final long port = Long.parseLong(victim.await("READY ", 30));
+                ep.ep().connect(LOCAL, port, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
+                final DatEvent up = TcpNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
+                final int rmr = pd.getInt();
+                final long base = pd.getLong();
+                victim.await("ACCEPTED", 10);
+                // one Read answered while the peer runs
+                final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, 4096)};
+                ep.ep().postRdmaRead(1, iov, 1, new RmrTriplet(rmr, base, 4096), 0);
+                assertEquals(DtoStatus.SUCCESS, TcpNode.next(ep.req(), EventNumber.DTO_COMPLETION_EVENT).dto.status);
+
+                // frozen, its kernel still acknowledges the Request and answers keepalive probes
+                victim.signal("STOP");
+                final long stoppedAt = System.nanoTime();
+                ep.ep().postRdmaRead(1, iov, 2, new RmrTriplet(rmr, base, 4096), 0);
+                final DatEvent end = TcpNode.next(ep.conn());
+                final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+                assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
+                assertTrue(ms >= 1900 && ms < 2000 + 2000, "broken after " + ms + " ms");
+                final DatEvent read = TcpNode.next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(2, read.dto.userCookie);
+                assertEquals(DtoStatus.ERR_FLUSHED, read.dto.status, read.toString());
+                victim.signal("CONT");
+            }
+        }
+    }
+
     private static io.jdat.EpAttr withRequests(final int n)
     {
         final io.jdat.EpAttr a = new io.jdat.EpAttr();

@@ -1,0 +1,54 @@
+/**
+ * The {@code tcp} provider: DAT over TCP in the iWARP wire format, on the engine's channel SPI.
+ *
+ * <p><b>Addresses.</b> The IA address is the IP address the IA binds ({@code address=IP} in the
+ * instance data, default 127.0.0.1; 0.0.0.0 and IPv6 work too). A connection qualifier is a TCP
+ * port: {@code dat_psp_create} listens on it, {@code dat_psp_create_any} lets the kernel pick a
+ * free one. An endpoint's local port qualifier is the TCP port of its connection. One endpoint
+ * connection is one TCP connection.
+ *
+ * <p><b>Connection setup</b> ({@code TcpAttempt}, {@code TcpRequest}) is the MPA exchange of
+ * RFC 5044 with the enhanced establishment of RFC 6581, as Linux siw speaks it: the initiator
+ * sends a Rev 2 Request with the enhanced flag, the IRD/ORD word (the endpoint's
+ * {@code max_rdma_read_in/out}) and the consumer's private data (252 bytes at most), then nothing
+ * until the Reply. The responder hands the Request to the PSP or RSP as a connection request;
+ * {@code dat_cr_accept} answers with a Reply carrying the accepted IRD/ORD and private data,
+ * {@code dat_cr_reject} with a Reply that has R set (the initiator's EP gets
+ * {@code PEER_REJECTED}); a provider refusal (backlog, IA closing) resets the connection, and a
+ * refused or reset TCP connect is {@code NON_PEER_REJECTED}, as is nobody listening; no route is
+ * {@code UNREACHABLE}; the engine's connect timer gives {@code TIMED_OUT}. CRC32C is used when
+ * either side asks ({@code crc=true}); markers are refused; Rev 1 peers are accepted and can be
+ * spoken to ({@code mpa_revision=1}). By default the initiator proposes peer-to-peer mode with a
+ * zero-length RDMA Write as the ready-to-receive message, so the responder may send first; a
+ * responder without that waits for the initiator's first FPDU before it sends (RFC 5044 startup
+ * rule).
+ *
+ * <p><b>Data</b> ({@code TcpChannel}) uses the codecs of {@link io.jdat.tcp}: each message
+ * becomes DDP segments of at most one MSS (the local interface's MTU less IP and TCP headers,
+ * or {@code mss=N}) with its MSN and MO or STag and TO; messages are encoded one after the other,
+ * so segments of two messages never interleave. A message counts as sent when the kernel took its
+ * last byte. Incoming FPDUs are checked (CRC, length, versions, opcode, queue number) and handed
+ * to the engine, which checks MSN, STag, PZ, rights and bounds before it places a byte; any
+ * violation is answered with a Terminate carrying the RFC's layer, type and code, and the
+ * connection breaks on both sides with nothing placed.
+ *
+ * <p><b>Progress and threads.</b> Each IA instance has exactly one thread,
+ * {@code jdat-tcp-IA-N-io}, running an NIO selector over all its listeners and connections
+ * ({@code TcpPort}); IA close ends it. Posting only enqueues the message (lock-free) and queues the
+ * connection for that thread, waking its selector; the thread encodes and writes, reads and
+ * decodes, and runs every engine callback, so callbacks of one connection never overlap and none
+ * waits for another thread. One thread per IA was chosen over a thread per connection: the
+ * engine's placement is a copy per segment, far cheaper than the socket calls around it, so one
+ * thread keeps up with the links a host has, and the thread count does not grow with the
+ * number of endpoints. The performance figures are in {@code docs/perf.md} when measured.
+ *
+ * <p><b>Liveness.</b> A peer that closes or resets ends the connection at once
+ * ({@code DISCONNECTED} or {@code BROKEN}). A peer that goes silent is found within
+ * {@code liveness_ms} (default 5000, reported as the IA's transport attribute
+ * {@code jdat.tcp.liveness_ms}): TCP keepalive probes an idle connection; a connection whose
+ * sending made no progress for that long, or that waits for an RDMA Read Response and received
+ * nothing for that long, is broken. Known gap: Sends and Writes the kernel already took (their
+ * DTOs completed) to a peer that vanished without a reset, with nothing posted after them, are
+ * noticed only when TCP's own retransmissions give up, or when later posts fill the socket.
+ */
+package io.jdat.tcp.channel;
