@@ -26,6 +26,7 @@
  *       {@link io.jdat.tcp.FpduDecoder} for the receiving one, both built with the negotiated
  *       CRC setting. Neither is thread-safe; neither allocates per message.</li>
  * </ol>
- * Sockets, threads and connection management live elsewhere; nothing here blocks or does I/O.
+ * Sockets, threads and connection management live in {@link io.jdat.tcp.channel}; nothing here
+ * blocks or does I/O.
  */
 package io.jdat.tcp;
