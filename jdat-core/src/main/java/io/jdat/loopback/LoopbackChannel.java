@@ -126,6 +126,14 @@ final class LoopbackChannel implements Channel
                 return true;
             }
             final OutboundMessage om = (OutboundMessage) m;
+            if (om.opcode() == RdmapOpcode.RDMA_READ_RESPONSE)
+            {
+                if (!deliverReadResponse(om))
+                {
+                    return false;
+                }
+                continue;
+            }
             if (!deliver(om))
             {
                 // the peer rejected it and is terminating the connection
@@ -133,6 +141,35 @@ final class LoopbackChannel implements Channel
             }
             handler.onSent(om);
         }
+        return true;
+    }
+
+    /**
+     * A Read Response leaves the responder before the requester places it, as on a wire: the
+     * responder hears first that it was sent (its IRD slot is free again), then its bytes, taken
+     * before, reach the requester. The other way round, the requester could issue its next Read
+     * on the credit this response returns, from another thread, before the slot was free.
+     */
+    private boolean deliverReadResponse(final OutboundMessage m)
+    {
+        final int stag = m.stag();
+        final long to = m.to();
+        final long len = m.payloadLength();
+        final MemorySegment mem = len == 0 ? EMPTY : m.payloadMemory(0);
+        final long off = len == 0 ? 0 : m.payloadOffset(0);
+        handler.onSent(m);
+        final ChannelHandler requester = peer.handler;
+        long done = 0;
+        do
+        {
+            final int piece = (int) Math.min(len - done, MAX_PIECE);
+            if (!requester.onReadResponse(stag, to + done, done + piece == len, mem, off + done, piece))
+            {
+                return false;
+            }
+            done += piece;
+        }
+        while (done < len);
         return true;
     }
 
