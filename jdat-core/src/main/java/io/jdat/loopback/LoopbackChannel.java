@@ -38,6 +38,8 @@ final class LoopbackChannel implements Channel
     private final ReentrantLock delivering = new ReentrantLock();
     /** This end's handler knows the connection is up: the peer may deliver to it. */
     private volatile boolean ready;
+    /** The thread delivering a message of this end until it has reported it sent, else null. */
+    private volatile Thread reporting;
 
     LoopbackChannel(final LoopbackLink link, final ChannelHandler handler)
     {
@@ -134,14 +136,38 @@ final class LoopbackChannel implements Channel
                 }
                 continue;
             }
-            if (!deliver(om))
+            reporting = Thread.currentThread();
+            try
             {
-                // the peer rejected it and is terminating the connection
-                return false;
+                if (!deliver(om))
+                {
+                    // the peer rejected it and is terminating the connection
+                    return false;
+                }
+                handler.onSent(om);
             }
-            handler.onSent(om);
+            finally
+            {
+                reporting = null;
+            }
         }
         return true;
+    }
+
+    /**
+     * Waits while another thread is between delivering a message of this end and reporting it
+     * sent. The peer may already have acted on the message, and closed the connection in reply;
+     * the sender must still hear that it was sent before it hears of the close, or its request
+     * would complete flushed although the peer got it (a network transport reports a message
+     * sent before the peer can see it).
+     */
+    void awaitReported()
+    {
+        Thread t;
+        while ((t = reporting) != null && t != Thread.currentThread())
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
     }
 
     /**

@@ -41,6 +41,9 @@ final class LoopbackLink
         }
         activePort.removeLink(this);
         passivePort.removeLink(this);
+        // a message the peer already has is reported sent before the close
+        activeEnd.awaitReported();
+        passiveEnd.awaitReported();
         if (fromReason != null)
         {
             from.handler.onClosed(fromReason);
