@@ -1159,16 +1159,6 @@ final class EpImpl extends EngineObject implements Endpoint
                 default:
                     throw Errors.invalidState(stateSubtype(state), "there is no connection to disconnect");
             }
-            if (abortIt != null)
-            {
-                if (abortIt.closed)
-                {
-                    // another disconnect is ending this connection already
-                    return;
-                }
-                // nothing the connection does from now on counts, and no other end is reported
-                abortIt.closed = true;
-            }
         }
         finally
         {
@@ -1176,9 +1166,12 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         if (abortIt != null)
         {
-            // the transport lets go of the queued messages before they are flushed: a request
-            // reported flushed never reaches the peer (Channel#abort)
+            // the transport lets go of the queued messages before they are flushed, so a request
+            // reported flushed never reaches the peer (Channel#abort); what is delivered meanwhile
+            // completes as usual, and whoever ends the connection first reports the one event
+            final Channel seen = abortIt.channel;
             abortTransport(abortIt);
+            final Channel late;
             Locks.lock(lock);
             try
             {
@@ -1186,10 +1179,16 @@ final class EpImpl extends EngineObject implements Endpoint
                 {
                     endLocked(abortIt, EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
                 }
+                late = abortIt.channel;
             }
             finally
             {
                 lock.unlock();
+            }
+            if (late != null && late != seen)
+            {
+                // the connection came up while it was being aborted
+                late.abort();
             }
         }
         if (closeGracefully != null)
