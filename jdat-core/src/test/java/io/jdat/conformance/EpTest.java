@@ -205,9 +205,10 @@ class EpTest
     }
 
     /**
-     * Calls {@code dat_ep_disconnect} on another thread while {@code s} holds the peer's engine
-     * (the disconnect must wait for it to tell the peer), then lets the delivery go on and waits
-     * until the disconnect returned.
+     * Calls {@code dat_ep_disconnect} on another thread while {@code s} holds a delivery, waits
+     * until that thread has closed the loopback link (it then waits for the stalled delivery
+     * before it can tell the peer), lets the delivery go on, and waits until the disconnect
+     * returned.
      */
     private static void disconnectWhileStalled(final StalledDelivery s, final Endpoint ep, final int flags)
     {
@@ -218,14 +219,31 @@ class EpTest
             ep.disconnect(flags);
         }, Fixture.THREADS);
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (caller.get() == null)
+        while (caller.get() == null || !closedTheLink(caller.get()))
         {
-            assertTrue(System.nanoTime() < deadline, "the disconnecting thread did not start");
+            assertTrue(System.nanoTime() < deadline, "the disconnect did not reach the transport");
             Thread.onSpinWait();
         }
-        EvdTest.awaitBlocked(caller.get());
         s.release();
         call.orTimeout(5, TimeUnit.SECONDS).join();
+    }
+
+    /**
+     * Whether {@code t} is inside {@code LoopbackLink.close} past its first step, the
+     * compare-and-set that closes the link: it is in a call {@code close} makes after it.
+     */
+    private static boolean closedTheLink(final Thread t)
+    {
+        final StackTraceElement[] stack = t.getStackTrace();
+        for (int i = 1; i < stack.length; i++)
+        {
+            if (stack[i].getClassName().equals("io.jdat.loopback.LoopbackLink")
+                && stack[i].getMethodName().equals("close"))
+            {
+                return !stack[i - 1].getMethodName().equals("compareAndSet");
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ dat_ep_create
