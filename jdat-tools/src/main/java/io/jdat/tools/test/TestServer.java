@@ -133,8 +133,9 @@ final class TestServer implements AutoCloseable
                 case "QUIT" ->
                 {
                     log("session " + id + ": QUIT");
-                    ctrl.send("BYE");
+                    // before the answer, so that the server stops even if the answer fails
                     quit = true;
+                    ctrl.send("BYE");
                 }
                 case "TRANSACTION" ->
                 {
