@@ -4,6 +4,7 @@ import io.jdat.tools.demo.DemoCommand;
 import io.jdat.tools.dtest.DtestCommand;
 import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.providers.ProvidersCommand;
+import io.jdat.tools.rping.RpingCommand;
 import io.jdat.tools.test.TestCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = Jdat.Version.class,
     description = "The Direct Access Transport (DAT / uDAPL 1.2) for Java: tools.",
     subcommands = {ProvidersCommand.class, DemoCommand.class, TestCommand.class, PerfCommand.class,
-        DtestCommand.class, CommandLine.HelpCommand.class})
+        DtestCommand.class, RpingCommand.class, CommandLine.HelpCommand.class})
 public final class Jdat implements Runnable
 {
     /** Exit code of a failed check or DAT call. */
@@ -32,7 +33,7 @@ public final class Jdat implements Runnable
     public void run()
     {
         throw new CommandLine.ParameterException(spec.commandLine(),
-            "a subcommand is required: providers, demo, test, perf or dtest");
+            "a subcommand is required: providers, demo, test, perf, dtest or rping");
     }
 
     /** Runs the command line and exits with its code. */
