@@ -264,6 +264,103 @@ class TcpConnectionTest
         }
     }
 
+    @Test
+    void aWildcardIaAcceptsOnEveryAddressAndSeesTheRealPeer()
+    {
+        try (TcpNode s = TcpNode.open("address=0.0.0.0"); TcpNode c = TcpNode.open())
+        {
+            assertEquals(IaAddress.parse("0.0.0.0"), s.address);
+            final EventDispatcher crEvd = s.evd(8, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = s.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            final TcpNode.Ep client = c.ep(null);
+            client.ep().connect(IaAddress.parse("127.0.0.1"), psp.connQual(), 5 * SECOND, HELLO, Qos.BEST_EFFORT, 0);
+            final DatEvent ev = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+            final CrParam p = new CrParam();
+            ev.crArrival.crHandle.query(CrParam.FIELD_ALL, p);
+            assertEquals(IaAddress.parse("127.0.0.1"), p.remoteIaAddress);
+            ev.crArrival.crHandle.accept(s.ep(null).ep(), null);
+            next(client.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+    }
+
+    @Test
+    void ipv6Works() throws Exception
+    {
+        final InetAddress v6 = InetAddress.getByName("::1");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.net.NetworkInterface.getByInetAddress(v6) != null,
+            "this host has no ::1");
+        try (TcpNode s = TcpNode.open("address=::1"); TcpNode c = TcpNode.open("address=::1"))
+        {
+            assertEquals(IaAddress.of(v6), s.address);
+            final Pair pair = connect(c, s, HELLO, WELCOME);
+            final EpParam p = new EpParam();
+            pair.server().ep().query(EpParam.FIELD_ALL, p);
+            assertEquals(IaAddress.of(v6), p.remoteIaAddress);
+            // an IPv6 IA cannot reach an IPv4 address
+            final DatException e = assertThrows(DatException.class, () -> c.ep(null).ep().connect(
+                IaAddress.parse("127.0.0.1"), 4000, SECOND, null, Qos.BEST_EFFORT, 0));
+            assertEquals(DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE, e.status().subtype());
+        }
+    }
+
+    @Test
+    void anAddressOfAnotherHostCannotBeOpened()
+    {
+        final DatException e = assertThrows(DatException.class, () -> TcpNode.open("address=192.0.2.7"));
+        assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.status().type());
+    }
+
+    @Test
+    void aRequestHandedOffToAnotherPspOfTheIaIsAcceptedThere()
+    {
+        try (TcpNode s = TcpNode.open(); TcpNode c = TcpNode.open())
+        {
+            final EventDispatcher first = s.evd(8, EvdFlags.CR_FLAG);
+            final EventDispatcher second = s.evd(8, EvdFlags.CR_FLAG);
+            final PublicServicePoint a = s.ia.pspCreateAny(first, PspFlags.CONSUMER_FLAG);
+            final PublicServicePoint b = s.ia.pspCreateAny(second, PspFlags.CONSUMER_FLAG);
+            final TcpNode.Ep client = c.ep(null);
+            client.ep().connect(s.address, a.connQual(), 5 * SECOND, HELLO, Qos.BEST_EFFORT, 0);
+            next(first, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.handoff(b.connQual());
+            final DatEvent ev = next(second, EventNumber.CONNECTION_REQUEST_EVENT);
+            assertEquals(b.connQual(), ev.crArrival.connQual);
+            final CrParam p = new CrParam();
+            ev.crArrival.crHandle.query(CrParam.FIELD_ALL, p);
+            assertArrayEquals(HELLO, Arrays.copyOf(p.privateData, p.privateDataSize));
+            ev.crArrival.crHandle.accept(s.ep(null).ep(), WELCOME);
+            next(client.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            // nothing listens on a qualifier that was never created
+            final DatException e = assertThrows(DatException.class, () ->
+            {
+                final TcpNode.Ep other = c.ep(null);
+                other.ep().connect(s.address, a.connQual(), 5 * SECOND, HELLO, Qos.BEST_EFFORT, 0);
+                next(first, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.handoff(65535);
+            });
+            assertEquals(DatReturnType.INVALID_PARAMETER, e.status().type());
+        }
+    }
+
+    @Test
+    void closingAnIaEndsItsConnectionsAtThePeer()
+    {
+        try (TcpNode c = TcpNode.open())
+        {
+            final TcpNode s = TcpNode.open();
+            final Pair pair;
+            try
+            {
+                pair = connect(c, s, HELLO, WELCOME);
+            }
+            finally
+            {
+                s.close();
+            }
+            final DatEvent ev = next(pair.client().conn());
+            assertTrue(ev.is(EventNumber.CONNECTION_EVENT_DISCONNECTED) || ev.is(EventNumber.CONNECTION_EVENT_BROKEN),
+                ev.toString());
+        }
+    }
+
     private static java.util.List<Thread> ioThreads(final TcpNode n)
     {
         return n.provider().liveThreads().stream().filter(t -> t.getName().startsWith("jdat-tcp-") && t.getName().endsWith("-io")).toList();

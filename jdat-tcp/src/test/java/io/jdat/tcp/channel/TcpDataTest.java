@@ -133,6 +133,76 @@ class TcpDataTest
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void manyConnectionsOfOneIaCarryTrafficAtOnce() throws Exception
+    {
+        final int connections = 6;
+        // Sends at even positions (15 receives: the default max_recv_dtos is 16), Writes at odd ones
+        final int messages = 30;
+        final int size = 20_000;
+        try (TcpNode c = TcpNode.open(); TcpNode s = TcpNode.open("mss=1448"))
+        {
+            final java.util.List<java.util.concurrent.CompletableFuture<Void>> runs = new java.util.ArrayList<>();
+            for (int k = 0; k < connections; k++)
+            {
+                final int seed = k;
+                final Lmr cm = c.lmr((long) messages * size);
+                final Lmr sm = s.lmr((long) messages * size);
+                final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
+                for (int i = 0; i < messages; i += 2)
+                {
+                    pair.server().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, (long) i * size, size)}, i,
+                        CompletionFlags.DEFAULT_FLAG);
+                }
+                runs.add(java.util.concurrent.CompletableFuture.runAsync(() ->
+                {
+                    for (int i = 0; i < messages; i++)
+                    {
+                        Bytes.fill(cm.memory(), (long) i * size, size, seed * 100 + i);
+                        final LmrTriplet[] iov = {LmrTriplet.of(cm, (long) i * size, size)};
+                        if (i % 2 == 0)
+                        {
+                            pair.client().ep().postSend(1, iov, i, CompletionFlags.DEFAULT_FLAG);
+                        }
+                        else
+                        {
+                            // odd messages go by RDMA Write straight into the receive area of the message
+                            pair.client().ep().postRdmaWrite(1, iov, i, new RmrTriplet(sm.rmrContext(),
+                                sm.registeredAddress() + (long) i * size, size), CompletionFlags.DEFAULT_FLAG);
+                        }
+                        if (i >= 8)
+                        {
+                            completed(pair.client().req(), i - 8, size);
+                        }
+                    }
+                    for (int i = messages - 8; i < messages; i++)
+                    {
+                        completed(pair.client().req(), i, size);
+                    }
+                    for (int i = 0; i < messages; i += 2)
+                    {
+                        final DatEvent ev = next(pair.server().recv(), EventNumber.DTO_COMPLETION_EVENT);
+                        assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                        assertEquals(size, ev.dto.transferredLength);
+                    }
+                    // a Read after the Writes returns only once they were placed (RDMAP ordering)
+                    pair.client().ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 16)}, 999,
+                        new RmrTriplet(sm.rmrContext(), sm.registeredAddress(), 16), CompletionFlags.DEFAULT_FLAG);
+                    completed(pair.client().req(), 999, 16);
+                    for (int i = 0; i < messages; i++)
+                    {
+                        assertEquals(-1, Bytes.mismatch(sm.memory(), (long) i * size, size, seed * 100 + i),
+                            "connection " + seed + " message " + i);
+                    }
+                }, task -> Thread.ofPlatform().daemon().name("conn-" + seed).start(task)));
+            }
+            for (final var r : runs)
+            {
+                r.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
     static void completed(final io.jdat.EventDispatcher evd, final long cookie, final long length)
     {
         final DatEvent ev = next(evd, EventNumber.DTO_COMPLETION_EVENT);
