@@ -16,7 +16,6 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -34,6 +33,9 @@ final class Plot
     private static final Map<Op, Color> COLORS = Map.of(Op.send, new Color(0x1f77b4), Op.write,
         new Color(0xd62728), Op.read, new Color(0x2ca02c));
     private static final BasicStroke SOLID = new BasicStroke(2.2f);
+    /** Long dashes, so that a baseline reads as dashed, not dotted, at this size. */
+    private static final BasicStroke DASHED = new BasicStroke(1.8f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+        new float[] {9f, 6f}, 0f);
 
     private Plot()
     {
@@ -107,6 +109,6 @@ final class Plot
         s.setLineColor(COLORS.get(op));
         s.setMarkerColor(COLORS.get(op));
         s.setMarker(dashed ? SeriesMarkers.NONE : SeriesMarkers.CIRCLE);
-        s.setLineStyle(dashed ? SeriesLines.DASH_DASH : SOLID);
+        s.setLineStyle(dashed ? DASHED : SOLID);
     }
 }
