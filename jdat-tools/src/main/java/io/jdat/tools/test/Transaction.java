@@ -220,8 +220,10 @@ final class Transaction
         final long from)
     {
         DatException last = null;
-        for (long q = from; q < from + 1000; q++)
+        // from the base port up, then a range that is also a TCP port range
+        for (int n = 0; n < 2000; n++)
         {
+            final long q = n < 1000 ? from + n : 20_000 + n;
             try
             {
                 return node.ia.rspCreate(q, ep.link.ep, crEvd);
