@@ -156,7 +156,7 @@ final class Performance
         final Message result = ctrl.call(Message.of("CHECK").build());
         link.disconnect();
         ctrl.send("END");
-        link.ep.free();
+        link.free();
         local.free();
         info.free();
         if (result.verb().equals(Message.FAIL))
@@ -213,7 +213,7 @@ final class Performance
         {
             link.awaitDisconnected();
         }
-        link.ep.free();
+        link.free();
         psp.free();
         crEvd.free();
         target.free();
