@@ -3,6 +3,7 @@ package io.jdat.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,10 +30,17 @@ class ToolsOnOtherProvidersTest
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
-    void performanceChecksTheDataItMoved(final String provider)
+    void performanceOfWritesChecksTheData(final String provider)
     {
         assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "100", "RW", "65536"));
-        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "100", "-p", "1", "RR", "4096"));
+        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "100", "-p", "4", "RW", "1000",
+            "3"));
+    }
+
+    @Test
+    void performanceOfReadsOverTcpChecksTheData()
+    {
+        assertPassed(Run.jdat("test", "client", "-P", "tcp", "performance", "-i", "200", "-p", "8", "RR", "4096"));
     }
 
     @ParameterizedTest

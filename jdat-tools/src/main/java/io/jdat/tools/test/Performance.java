@@ -31,6 +31,7 @@ import org.HdrHistogram.Histogram;
 final class Performance
 {
     private static final long INFO_COOKIE = -2;
+    private static final long DONE_COOKIE = -3;
     private static final long SEED = 0x5EED;
 
     private Performance()
@@ -153,6 +154,10 @@ final class Performance
             Pattern.verify(local.memory(), 0, p.length(), SEED, "RDMA Read sink on " + link.name);
             checks++;
         }
+        // a Send on the same connection arrives after every Write was placed (on a network
+        // transport a Write's completion means only that it left)
+        link.ep.postSend(0, new LmrTriplet[0], DONE_COOKIE, CompletionFlags.DEFAULT_FLAG);
+        link.expectRequest("Send after the last " + op, DONE_COOKIE, 0);
         final Message result = ctrl.call(Message.of("CHECK").build());
         link.disconnect();
         ctrl.send("END");
@@ -182,6 +187,8 @@ final class Performance
             {
                 Pattern.fill(target.memory(), 0, p.length(), SEED);
             }
+            link.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(info, 256, 256)}, DONE_COOKIE,
+                CompletionFlags.DEFAULT_FLAG);
             ctrl.send(Message.of("READY").with("psp", psp.connQual()).build());
             final ConnectionRequest cr = Protocol.nextRequest(crEvd, timeoutMicros, "performance PSP");
             link.accept(cr, null);
@@ -193,6 +200,7 @@ final class Performance
                 CompletionFlags.DEFAULT_FLAG);
             link.expectRequest("Send of the RMR info", INFO_COOKIE, text.length);
             ctrl.receive().expect("CHECK");
+            link.expectRecv("Recv of the Send after the client's last operation", DONE_COOKIE, 0);
             if (p.write())
             {
                 if (p.corrupt())
