@@ -157,7 +157,9 @@ class TcpPeerDeathTest
         final long start = System.nanoTime();
         while (true)
         {
-            while (!hit && posted - done < OUTSTANDING)
+            // keep posting after the peer stops: Writes its kernel already took complete, and
+            // only a send that makes no progress shows the liveness bound
+            while (flushed == 0 && posted - done < OUTSTANDING)
             {
                 final long at = posted % 8 * WRITE;
                 ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + at, WRITE), 0);
