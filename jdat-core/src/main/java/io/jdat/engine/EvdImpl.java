@@ -537,6 +537,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
         final long spinUntil = start + spinNanos;
         int spins = 0;
+        boolean polling = ia.pollsInline;
         while (true)
         {
             if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable && !overflowed
@@ -554,6 +555,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                         Thread.onSpinWait();
                         spins++;
                         continue;
+                    }
+                    if (polling)
+                    {
+                        // the transport must not count on this thread any more
+                        polling = false;
+                        ia.port().pollingStopped();
                     }
                     waiterParked = true;
                     // re-check after announcing the park, so a producer cannot miss us

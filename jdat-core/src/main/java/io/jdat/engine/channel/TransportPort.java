@@ -68,6 +68,14 @@ public interface TransportPort
     }
 
     /**
+     * The calling thread, which was calling {@link #poll()}, stops polling: it is about to park.
+     * A transport that leaves reading to polling consumers resumes its own progress at once.
+     */
+    default void pollingStopped()
+    {
+    }
+
+    /**
      * Closes every listener and aborts every connection of this port, and ends every thread it
      * started. Called once, when the IA instance closes.
      */

@@ -4,8 +4,8 @@ import java.nio.channels.SelectionKey;
 
 /**
  * Something a port's I/O thread drives through its selector: a listener, a connection attempt, a
- * connection request, an established channel. Every method but {@link #shutdown()} runs on the
- * I/O thread.
+ * connection request, an established channel. Every method but {@link #shutdown()} runs under the
+ * port's progress lock (on the I/O thread, or on a thread that posts or polls).
  */
 abstract class Io
 {

@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 
 /**
- * One established {@code tcp} connection in FPDU mode. Posting only enqueues (lock-free); the
- * port's I/O thread then, in order: encodes queued messages into the send buffer as FPDUs of at
+ * One established {@code tcp} connection in FPDU mode. Posting enqueues (lock-free); then whoever
+ * makes progress on the port (the poster itself when the port's progress lock is free, else the
+ * I/O thread), in order: encodes queued messages into the send buffer as FPDUs of at
  * most the connection's MSS ({@link FpduEncoder}: DDP segments with their MSN and MO, or STag and
  * TO; one message after the other, so the FPDUs of two messages never interleave), writes the
  * buffer to the socket, and reports a message sent once its last byte was taken by the kernel
@@ -72,8 +73,10 @@ final class TcpChannel extends Io implements Channel
     private volatile boolean finished;
     private volatile boolean aborted;
 
-    // the fields below belong to the I/O thread
+    // the fields below are used only under the port's progress lock
     private int state = OPEN;
+    /** The interest set this channel wants, before the port's quiet mode is applied. */
+    private int wanted;
     private boolean txOpen;
     private boolean awaitRtr;
     private boolean rxStopped;
@@ -125,13 +128,38 @@ final class TcpChannel extends Io implements Channel
         outbound.offer(RTR);
     }
 
-    /** The engine knows the connection: start reading and sending. I/O thread. */
+    /** The engine knows the connection: start reading and sending. Under the progress lock. */
     void started()
     {
         lastProgress = System.nanoTime();
         lastInbound = lastProgress;
-        interest(SelectionKey.OP_READ);
+        want(SelectionKey.OP_READ);
+        try
+        {
+            port.registerForPolling(sock, this);
+        }
+        catch (final IOException e)
+        {
+            finish(CloseReason.BROKEN);
+            return;
+        }
         transmit();
+    }
+
+    /** Sets the interest set: {@code ops}, less reading while the port is quiet. */
+    private void want(final int ops)
+    {
+        wanted = ops;
+        interest(port.quiet ? ops & ~SelectionKey.OP_READ : ops);
+    }
+
+    /** The port became quiet, or stopped being: apply that to the interest set. */
+    void requiet()
+    {
+        if (state != DONE && wanted != 0)
+        {
+            want(wanted);
+        }
     }
 
     boolean crcEnabled()
@@ -158,9 +186,28 @@ final class TcpChannel extends Io implements Channel
     @Override
     public void flush()
     {
-        if (!finished && scheduled.compareAndSet(false, true))
+        if (finished)
         {
-            port.schedule(this);
+            return;
+        }
+        // nobody is making progress on this port: write on this thread rather than wake the
+        // I/O thread (not when this thread is already inside progress, e.g. an engine callback
+        // answering a Read Request: the I/O thread sends that after the current FPDU)
+        final TcpPort p = port;
+        if (!p.progress.isHeldByCurrentThread() && !p.progress.hasQueuedThreads() && p.progress.tryLock())
+        {
+            try
+            {
+                transmit();
+            }
+            finally
+            {
+                p.progress.unlock();
+            }
+        }
+        else if (scheduled.compareAndSet(false, true))
+        {
+            p.schedule(this);
         }
     }
 
@@ -207,7 +254,7 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
-    // ---------------------------------------------------------------- I/O thread
+    // ---------------------------------------------------------------- under the progress lock
 
     /** The port picked this channel from its queue of channels with new messages. */
     void scheduledRun()
@@ -408,8 +455,10 @@ final class TcpChannel extends Io implements Channel
                 }
                 if (tx.position() > 0)
                 {
-                    // the kernel's buffer is full: go on when the socket is writable
-                    interest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    // the kernel's buffer is full: go on when the socket is writable (a select
+                    // in progress would not see the new interest: wake it)
+                    want(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    port.wake();
                     return;
                 }
             }
@@ -432,7 +481,7 @@ final class TcpChannel extends Io implements Channel
             finished = true;
             deadline = System.nanoTime() + port.transport.closeTimeoutNanos;
         }
-        interest(SelectionKey.OP_READ);
+        want(SelectionKey.OP_READ);
     }
 
     /** Encodes queued messages into the send buffer while they fit; true if anything was added. */
@@ -550,7 +599,7 @@ final class TcpChannel extends Io implements Channel
         deadline = System.nanoTime() + port.transport.closeTimeoutNanos;
         outbound.clear();
         dropSent();
-        interest(SelectionKey.OP_READ);
+        want(SelectionKey.OP_READ);
         tell(CloseReason.BROKEN);
     }
 
@@ -581,7 +630,7 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
-    /** Closes the socket and leaves the port; tells the engine {@code reason} unless null. I/O thread. */
+    /** Closes the socket and leaves the port; tells the engine {@code reason} unless null. Under the progress lock. */
     private void finish(final CloseReason reason)
     {
         if (state == DONE)

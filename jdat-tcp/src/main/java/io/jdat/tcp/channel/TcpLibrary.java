@@ -32,6 +32,13 @@ public final class TcpLibrary extends SoftwareLibrary
             StaticRegistryEntry.of(NAME, false, NAME, "jdat.0.1", ""));
     }
 
+    /** EVD polls and waits read the IA's connections themselves when no one else is (see {@code TcpPort#poll}). */
+    @Override
+    protected boolean pollsInline()
+    {
+        return true;
+    }
+
     @Override
     protected Transport createTransport(final String iaName, final EngineConfig config)
     {

@@ -38,21 +38,29 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 /**
  * One IA instance on a {@code tcp} address: its listening sockets, connection attempts, requests
- * and channels, all driven by one NIO selector on one thread, {@code jdat-tcp-IA-N-io}. Other
- * threads never touch a socket's registration: they hand work to that thread as tasks
- * ({@link #execute}) or, for a channel with new messages, by queueing the channel
- * ({@link #schedule}); either wakes the selector. Every engine callback therefore runs on the I/O
- * thread, so callbacks of one connection are never concurrent, and none of them waits for
- * another thread.
+ * and channels, driven by one NIO selector on one thread, {@code jdat-tcp-IA-N-io}. Other threads
+ * hand work to that thread as tasks ({@link #execute}) or, for a channel with new messages, by
+ * queueing the channel ({@link #schedule}); either wakes the selector.
+ *
+ * <p>All progress — reading, decoding, placing, encoding, writing, every engine callback — runs
+ * under the port's {@link #progress} lock, so callbacks of one connection are never concurrent.
+ * The I/O thread takes it only while it works, never while it blocks in {@code select}. A thread
+ * that finds the lock free may make progress itself instead of waking the I/O thread: a poster
+ * writes its message at once ({@link TcpChannel#flush}), and a consumer polling an EVD
+ * ({@link #poll}) reads the connections that have bytes waiting, found through a second
+ * selector that only pollers use. Nobody waits for the lock but the I/O thread.
  */
 final class TcpPort implements TransportPort
 {
     /** How often deadlines and liveness are checked. */
     static final long TICK_MILLIS = 100;
+    /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
+    private static final long QUIET_NANOS = 1_000_000;
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     final TcpTransport transport;
@@ -60,6 +68,18 @@ final class TcpPort implements TransportPort
     final InetAddress bind;
     private final ProtocolFamily family;
     private final Selector selector;
+    /** The same channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}. */
+    private final Selector pollSelector;
+    /** Held by whoever makes progress: the I/O thread while it works, or a posting or polling thread. */
+    final ReentrantLock progress = new ReentrantLock();
+    /** When a consumer last polled ({@link #poll}); written at most every few microseconds. */
+    private volatile long polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+    /**
+     * Polling consumers read the connections: the I/O thread's selector does not watch channels
+     * for reading (it would only wake to find the bytes gone) and checks back every millisecond.
+     * Changed under {@link #progress}.
+     */
+    volatile boolean quiet;
     private final Thread io;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
@@ -81,6 +101,7 @@ final class TcpPort implements TransportPort
                     "tcp: " + bind.getHostAddress() + " is not an address of this host");
             }
             this.selector = Selector.open();
+            this.pollSelector = Selector.open();
         }
         catch (final IOException e)
         {
@@ -101,24 +122,37 @@ final class TcpPort implements TransportPort
         {
             try
             {
+                final boolean pollers = System.nanoTime() - polledAt < QUIET_NANOS;
+                if (pollers != quiet)
+                {
+                    setQuiet(pollers);
+                }
                 if (tasks.isEmpty() && ready.isEmpty())
                 {
-                    selector.select(this::selected, TICK_MILLIS);
+                    selector.select(this::selectedLocked, pollers ? 1 : TICK_MILLIS);
                 }
                 else
                 {
-                    selector.selectNow(this::selected);
+                    selector.selectNow(this::selectedLocked);
                 }
-                runTasks();
-                drainReady();
-                final long now = System.nanoTime();
-                if (now - nextTick >= 0)
+                progress.lock();
+                try
                 {
-                    nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
-                    for (final Io x : live)
+                    runTasks();
+                    drainReady();
+                    final long now = System.nanoTime();
+                    if (now - nextTick >= 0)
                     {
-                        tick(x, now);
+                        nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+                        for (final Io x : live)
+                        {
+                            tick(x, now);
+                        }
                     }
+                }
+                finally
+                {
+                    progress.unlock();
                 }
             }
             catch (final ClosedSelectorException e)
@@ -132,6 +166,39 @@ final class TcpPort implements TransportPort
                     LOG.log(System.Logger.Level.ERROR, "tcp: the I/O loop of " + this + " failed", e);
                 }
             }
+        }
+    }
+
+    private void setQuiet(final boolean on)
+    {
+        progress.lock();
+        try
+        {
+            quiet = on;
+            for (final Io x : live)
+            {
+                if (x instanceof TcpChannel c)
+                {
+                    c.requiet();
+                }
+            }
+        }
+        finally
+        {
+            progress.unlock();
+        }
+    }
+
+    private void selectedLocked(final SelectionKey k)
+    {
+        progress.lock();
+        try
+        {
+            selected(k);
+        }
+        finally
+        {
+            progress.unlock();
         }
     }
 
@@ -217,7 +284,8 @@ final class TcpPort implements TransportPort
         wake();
     }
 
-    private void wake()
+    /** Wakes the I/O thread from {@code select} (unless this is it): it has new work or interests. */
+    void wake()
     {
         if (Thread.currentThread() != io && !closed)
         {
@@ -232,9 +300,60 @@ final class TcpPort implements TransportPort
         }
     }
 
-    boolean onIoThread()
+    /** Registers an established channel for reading by polling consumers. Under {@link #progress}. */
+    SelectionKey registerForPolling(final SelectableChannel channel, final Io x) throws ClosedChannelException
     {
-        return Thread.currentThread() == io;
+        return channel.register(pollSelector, SelectionKey.OP_READ, x);
+    }
+
+    @Override
+    public void pollingStopped()
+    {
+        polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+        if (quiet)
+        {
+            // the I/O thread is not watching for reads: make it look again now
+            wake();
+        }
+    }
+
+    /**
+     * A consumer polls an EVD: if no one else is making progress, read the connections that have
+     * bytes waiting and run what is queued, on this thread.
+     */
+    @Override
+    public int poll()
+    {
+        final long now = System.nanoTime();
+        if (now - polledAt > QUIET_NANOS / 64)
+        {
+            polledAt = now;
+        }
+        // the I/O thread waiting for the lock goes first: a consumer polling in a tight loop
+        // would otherwise keep it out (the lock is not fair) and starve ticks and tasks
+        if (closed || progress.hasQueuedThreads() || progress.isHeldByCurrentThread() || !progress.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            int n = pollSelector.selectNow(this::selected);
+            if (!tasks.isEmpty() || !ready.isEmpty())
+            {
+                n++;
+                runTasks();
+                drainReady();
+            }
+            return n;
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            return 0;
+        }
+        finally
+        {
+            progress.unlock();
+        }
     }
 
     /** Registers a socket with the selector. I/O thread. */
@@ -533,6 +652,8 @@ final class TcpPort implements TransportPort
                 Thread.currentThread().interrupt();
             }
         }
+        // a polling or posting thread may still be making progress: let it finish first
+        progress.lock();
         for (final Io x : live)
         {
             try
@@ -548,9 +669,11 @@ final class TcpPort implements TransportPort
         listeners.clear();
         tasks.clear();
         ready.clear();
+        progress.unlock();
         try
         {
             selector.close();
+            pollSelector.close();
         }
         catch (final IOException e)
         {

@@ -34,13 +34,20 @@
  *
  * <p><b>Progress and threads.</b> Each IA instance has exactly one thread,
  * {@code jdat-tcp-IA-N-io}, running an NIO selector over all its listeners and connections
- * ({@code TcpPort}); IA close ends it. Posting only enqueues the message (lock-free) and queues the
- * connection for that thread, waking its selector; the thread encodes and writes, reads and
- * decodes, and runs every engine callback, so callbacks of one connection never overlap and none
- * waits for another thread. One thread per IA was chosen over a thread per connection: the
- * engine's placement is a copy per segment, far cheaper than the socket calls around it, so one
- * thread keeps up with the links a host has, and the thread count does not grow with the
- * number of endpoints. The performance figures are in {@code docs/perf.md} when measured.
+ * ({@code TcpPort}); IA close ends it. All progress (reading, decoding, placing, encoding,
+ * writing, every engine callback) happens under the port's progress lock, so callbacks of one
+ * connection never overlap; the I/O thread holds it only while it works, never while it sleeps in
+ * {@code select}. Two kinds of consumer thread make progress themselves when the lock is free,
+ * which saves a thread wake-up per message: a thread that posts encodes and writes its message at
+ * once (posting never blocks: when the lock is busy, the message is queued for its holder), and a
+ * thread that polls an EVD ({@code dat_evd_dequeue}, or the spin phase of {@code dat_evd_wait})
+ * reads the connections that have bytes waiting, found through a second selector used only with
+ * {@code selectNow}. While consumers poll, the I/O thread stops watching connections for reading
+ * (it would only wake to find the bytes gone) and looks back every millisecond; a waiter that
+ * stops spinning to park hands reading back to it at once. One thread per IA was chosen over a
+ * thread per connection: the engine's placement is a copy per segment, far cheaper than the socket
+ * calls around it, and the thread count does not grow with the number of endpoints. The figures
+ * are in {@code docs/perf.md}.
  *
  * <p><b>Liveness.</b> A peer that closes or resets ends the connection at once
  * ({@code DISCONNECTED} or {@code BROKEN}). A peer that goes silent is found within

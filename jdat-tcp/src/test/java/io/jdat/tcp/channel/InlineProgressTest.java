@@ -1,0 +1,360 @@
+package io.jdat.tcp.channel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.engine.EngineConfig;
+import io.jdat.engine.channel.AcceptHandler;
+import io.jdat.engine.channel.Channel;
+import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.ConnectHandler;
+import io.jdat.engine.channel.ConnectRequest;
+import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.engine.channel.TransportContext;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Who makes progress on a {@code tcp} port (see {@code TcpPort}): a thread that posts while the
+ * port is idle writes its own message; a thread that polls reads the connection itself, and
+ * while it polls the I/O thread leaves reading to it; when polling stops, the I/O thread reads
+ * again. Observed through the thread each channel callback runs on.
+ */
+class InlineProgressTest
+{
+    private static final int MESSAGES = 20;
+    private static final AtomicInteger IDS = new AtomicInteger(1000);
+
+    private TcpPort clientPort;
+    private TcpPort serverPort;
+    private final Recorder client = new Recorder();
+    private final Recorder server = new Recorder();
+    private Channel clientChannel;
+
+    @BeforeEach
+    void connect() throws Exception
+    {
+        final TcpTransport transport = new TcpTransport(EngineConfig.parse(""));
+        clientPort = (TcpPort) transport.open(context("client"));
+        serverPort = (TcpPort) transport.open(context("server"));
+        final CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        final long qual = serverPort.listenAny(request ->
+        {
+            request.accept(new byte[0], 4, 4, server.accepting(accepted));
+            return true;
+        }).connQual();
+        final CompletableFuture<Channel> established = new CompletableFuture<>();
+        clientPort.connect(new ConnectRequest(serverPort.address(), qual, new byte[0], 4, 4),
+            client.connecting(established));
+        clientChannel = established.get(10, TimeUnit.SECONDS);
+        assertNotNull(accepted.get(10, TimeUnit.SECONDS));
+    }
+
+    @AfterEach
+    void close()
+    {
+        clientPort.close();
+        serverPort.close();
+    }
+
+    @Test
+    void aThreadThatPostsToAnIdlePortWritesItsMessageItself() throws Exception
+    {
+        final String me = Thread.currentThread().getName();
+        int mine = 0;
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            clientChannel.post(new Send(i, new byte[] {(byte) i}));
+            clientChannel.flush();
+            final String sentOn = client.sent.poll(10, TimeUnit.SECONDS);
+            assertNotNull(sentOn, "message " + i + " was never reported sent");
+            mine += me.equals(sentOn) ? 1 : 0;
+            assertNotNull(server.received.poll(10, TimeUnit.SECONDS), "message " + i + " never arrived");
+        }
+        // the client's I/O thread holds the lock only for its 100 ms ticks: posts find it free
+        assertTrue(mine > 0, "none of " + MESSAGES + " messages was written by the posting thread");
+    }
+
+    @Test
+    void aPollingThreadReadsItselfAndTheIoThreadReadsAgainWhenPollingStops() throws Exception
+    {
+        final String me = Thread.currentThread().getName();
+        pollUntilQuiet();
+        int mine = 0;
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            clientChannel.post(new Send(i, new byte[] {(byte) i}));
+            clientChannel.flush();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            String receivedOn;
+            while ((receivedOn = server.received.poll()) == null)
+            {
+                serverPort.poll();
+                assertTrue(System.nanoTime() - deadline < 0, "message " + i + " never arrived");
+            }
+            mine += me.equals(receivedOn) ? 1 : 0;
+        }
+        // not all: when this thread is descheduled for longer than the quiet bound (a loaded
+        // machine), the I/O thread reads again, as it must
+        assertTrue(mine > 0, "none of " + MESSAGES + " messages was read by the polling thread");
+
+        serverPort.pollingStopped();
+        clientChannel.post(new Send(MESSAGES, new byte[] {1}));
+        clientChannel.flush();
+        final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
+        assertNotNull(receivedOn, "after polling stopped, the I/O thread did not read the next message");
+        assertTrue(receivedOn.endsWith("-io"), "read on " + receivedOn);
+    }
+
+    @Test
+    void aPollerThatJustGoesAwayLeavesNothingUnread() throws Exception
+    {
+        pollUntilQuiet();
+        // no pollingStopped(): the I/O thread notices within its quiet bound (1 ms)
+        clientChannel.post(new Send(0, new byte[] {7}));
+        clientChannel.flush();
+        final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
+        assertNotNull(receivedOn, "a message sent after the poller left was never read");
+        assertTrue(receivedOn.endsWith("-io"), "read on " + receivedOn);
+        assertEquals(0, server.closed.size(), "the connection ended: " + server.closed);
+    }
+
+    /** Polls the server's port until its I/O thread has seen the poller and stopped watching for reads. */
+    private void pollUntilQuiet()
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!serverPort.quiet)
+        {
+            serverPort.poll();
+            assertTrue(System.nanoTime() - deadline < 0, "the I/O thread still watches for reads while a consumer polls");
+        }
+    }
+
+    private static TransportContext context(final String name)
+    {
+        return new TransportContext("inline-" + name, IDS.incrementAndGet(), r ->
+        {
+            final Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Records the thread each callback ran on. */
+    private static final class Recorder
+    {
+        final BlockingQueue<String> sent = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        final BlockingQueue<CloseReason> closed = new LinkedBlockingQueue<>();
+
+        AcceptHandler accepting(final CompletableFuture<Channel> done)
+        {
+            return new Handler(this)
+            {
+                @Override
+                public void established(final Channel channel)
+                {
+                    done.complete(channel);
+                }
+
+                @Override
+                public void acceptFailed()
+                {
+                    done.completeExceptionally(new AssertionError("accept failed"));
+                }
+            };
+        }
+
+        ConnectHandler connecting(final CompletableFuture<Channel> done)
+        {
+            return new ConnectingHandler(this, done);
+        }
+    }
+
+    private static final class ConnectingHandler extends Handler implements ConnectHandler
+    {
+        private final CompletableFuture<Channel> done;
+
+        ConnectingHandler(final Recorder r, final CompletableFuture<Channel> done)
+        {
+            super(r);
+            this.done = done;
+        }
+
+        @Override
+        public void established(final Channel channel, final byte[] privateData, final int peerIrd, final int peerOrd)
+        {
+            done.complete(channel);
+        }
+
+        @Override
+        public void rejected(final boolean byPeer)
+        {
+            done.completeExceptionally(new AssertionError("rejected"));
+        }
+
+        @Override
+        public void unreachable()
+        {
+            done.completeExceptionally(new AssertionError("unreachable"));
+        }
+    }
+
+    private abstract static class Handler implements AcceptHandler
+    {
+        private final Recorder r;
+
+        Handler(final Recorder r)
+        {
+            this.r = r;
+        }
+
+        @Override
+        public void established(final Channel channel)
+        {
+            throw new IllegalStateException("not an accepting handler");
+        }
+
+        @Override
+        public void acceptFailed()
+        {
+            throw new IllegalStateException("not an accepting handler");
+        }
+
+        @Override
+        public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
+            final MemorySegment src, final long off, final int len)
+        {
+            if (last)
+            {
+                r.received.add(Thread.currentThread().getName());
+            }
+            return true;
+        }
+
+        @Override
+        public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            return true;
+        }
+
+        @Override
+        public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
+            final int srcStag, final long srcTo)
+        {
+            return true;
+        }
+
+        @Override
+        public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            return true;
+        }
+
+        @Override
+        public void onTerminate(final TerminateInfo info)
+        {
+            r.closed.add(CloseReason.BROKEN);
+        }
+
+        @Override
+        public void onSent(final OutboundMessage message)
+        {
+            r.sent.add(Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onClosed(final CloseReason reason)
+        {
+            r.closed.add(reason);
+        }
+    }
+
+    /** An untagged Send of a few bytes with its MSN. */
+    private record Send(int msnIndex, byte[] payload) implements OutboundMessage
+    {
+        @Override
+        public int opcode()
+        {
+            return RdmapOpcode.SEND;
+        }
+
+        @Override
+        public int msn()
+        {
+            return msnIndex + 1;
+        }
+
+        @Override
+        public int stag()
+        {
+            return 0;
+        }
+
+        @Override
+        public long to()
+        {
+            return 0;
+        }
+
+        @Override
+        public int readSize()
+        {
+            return 0;
+        }
+
+        @Override
+        public int srcStag()
+        {
+            return 0;
+        }
+
+        @Override
+        public long srcTo()
+        {
+            return 0;
+        }
+
+        @Override
+        public int payloadSegments()
+        {
+            return 1;
+        }
+
+        @Override
+        public MemorySegment payloadMemory(final int index)
+        {
+            return MemorySegment.ofArray(payload);
+        }
+
+        @Override
+        public long payloadOffset(final int index)
+        {
+            return 0;
+        }
+
+        @Override
+        public long payloadLength(final int index)
+        {
+            return payload.length;
+        }
+
+        @Override
+        public long payloadLength()
+        {
+            return payload.length;
+        }
+    }
+}
