@@ -17,9 +17,12 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The {@code tcp} baseline: the same bytes over one plain Java TCP connection between the same
- * two processes ({@code SocketChannel}, {@code TCP_NODELAY}, non-blocking and busy-polled, the
- * fastest way plain Java moves bytes over TCP): ping-pong for latency, a stream for bandwidth.
- * The server listens on a fresh port for each measurement and tells the client in READY.
+ * two processes ({@code SocketChannel}, {@code TCP_NODELAY}): ping-pong for latency, a stream for
+ * bandwidth. It waits the way jdat's side of the row does: where jdat polls (bandwidth rows, and
+ * latency rows with {@code --inline-poll}) the socket is non-blocking and busy-polled, the
+ * fastest way plain Java moves bytes over TCP; where jdat's latency test blocks in
+ * {@code dat_evd_wait}, the socket blocks in read. The server listens on a fresh port for each
+ * measurement and tells the client in READY.
  */
 public final class TcpBaseline implements Baseline
 {
@@ -34,14 +37,15 @@ public final class TcpBaseline implements Baseline
     @Override
     public String description()
     {
-        return "plain Java TCP (SocketChannel, TCP_NODELAY, busy-polled), same two processes";
+        return "plain Java TCP (SocketChannel, TCP_NODELAY; busy-polled where jdat polls, blocking where jdat "
+            + "waits), same two processes";
     }
 
     @Override
     public End client(final RowSpec row, final int depth, final IaAddress server, final Message.Builder run)
     {
         final InetAddress host = server != null && server.isInet() ? server.inet() : InetAddress.getLoopbackAddress();
-        return new TcpEnd(row.size(), null, host);
+        return new TcpEnd(row.size(), null, host, !run.build().getFlag("poll"));
     }
 
     @Override
@@ -52,7 +56,7 @@ public final class TcpBaseline implements Baseline
             final ServerSocketChannel listener = ServerSocketChannel.open();
             listener.bind(new InetSocketAddress(0));
             ready.with("port", ((InetSocketAddress) listener.getLocalAddress()).getPort());
-            return new TcpEnd(row.size(), listener, null);
+            return new TcpEnd(row.size(), listener, null, !run.getFlag("poll"));
         }
         catch (final IOException e)
         {
@@ -69,12 +73,15 @@ public final class TcpBaseline implements Baseline
         private final ByteBuffer dstBuf;
         private final ServerSocketChannel listener;
         private final InetAddress host;
+        /** Blocking reads and writes (jdat's side waits) instead of busy polling. */
+        private final boolean blocking;
         private SocketChannel channel;
         private boolean sending;
         private boolean receiving;
 
-        TcpEnd(final long size, final ServerSocketChannel listener, final InetAddress host)
+        TcpEnd(final long size, final ServerSocketChannel listener, final InetAddress host, final boolean blocking)
         {
+            this.blocking = blocking;
             this.src = arena.allocate(Math.max(8, size), 64);
             this.dst = arena.allocate(Math.max(8, size), 64);
             this.srcBuf = src.asByteBuffer();
@@ -106,7 +113,7 @@ public final class TcpBaseline implements Baseline
                     channel = SocketChannel.open(new InetSocketAddress(host, ready.getInt("port")));
                 }
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                channel.configureBlocking(false);
+                channel.configureBlocking(blocking);
             }
             catch (final IOException e)
             {
