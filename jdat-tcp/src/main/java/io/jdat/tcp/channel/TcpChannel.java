@@ -77,6 +77,8 @@ final class TcpChannel extends Io implements Channel
     private int state = OPEN;
     /** The interest set this channel wants, before the port's quiet mode is applied. */
     private int wanted;
+    /** The registration with the port's selector for polling consumers. */
+    private SelectionKey pollKey;
     private boolean txOpen;
     private boolean awaitRtr;
     private boolean rxStopped;
@@ -136,7 +138,7 @@ final class TcpChannel extends Io implements Channel
         want(SelectionKey.OP_READ);
         try
         {
-            port.registerForPolling(sock, this);
+            pollKey = port.registerForPolling(sock, this);
         }
         catch (final IOException e)
         {
@@ -151,6 +153,12 @@ final class TcpChannel extends Io implements Channel
     {
         wanted = ops;
         interest(port.quiet ? ops & ~SelectionKey.OP_READ : ops);
+        // pollers also carry on a send the kernel could not take at once
+        final SelectionKey k = pollKey;
+        if (k != null && k.isValid() && k.interestOps() != ops)
+        {
+            k.interestOps(ops);
+        }
     }
 
     /** The port became quiet, or stopped being: apply that to the interest set. */
