@@ -44,6 +44,8 @@ public final class DemoCommand implements Callable<Integer>
     private static final long SECOND = 1_000_000L;
     private static final int MESSAGE = 4096;
     private static final int RDMA = 16384;
+    /** The Send that tells the server an RDMA Write is done. */
+    private static final int NOTICE = 8;
     private static final int BUFFER = 65536;
 
     /** Where {@code --inject-corruption} damages the data, to show that the checks catch it. */
@@ -99,7 +101,7 @@ public final class DemoCommand implements Callable<Integer>
 
         connect(node, steps, client, server, crEvd, psp);
         sendRecv(steps, client, server, clientMem, serverMem);
-        rdmaWrite(steps, client, clientMem, serverMem);
+        rdmaWrite(steps, client, server, clientMem, serverMem);
         rdmaRead(steps, client, clientMem, serverMem);
 
         client.disconnect();
@@ -184,7 +186,8 @@ public final class DemoCommand implements Callable<Integer>
         steps.verified("Send/Recv of " + MESSAGE + " bytes: both completions and every byte");
     }
 
-    private void rdmaWrite(final Steps steps, final Link client, final Lmr clientMem, final Lmr serverMem)
+    private void rdmaWrite(final Steps steps, final Link client, final Link server, final Lmr clientMem,
+        final Lmr serverMem)
     {
         final long seed = 2;
         final long at = 16384;
@@ -193,13 +196,23 @@ public final class DemoCommand implements Callable<Integer>
             new RmrTriplet(serverMem.rmrContext(), serverMem.registeredAddress() + at, RDMA),
             CompletionFlags.DEFAULT_FLAG);
         client.expectRequest("RDMA Write", 21, RDMA);
+        // a Write's completion means only that the initiator is done with its buffer (over tcp:
+        // the bytes left); a Send posted after it arrives after the Write was placed, so the
+        // server checks its memory once that Send's Recv completed
+        server.ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(serverMem, 0, NOTICE)}, 22,
+            CompletionFlags.DEFAULT_FLAG);
+        client.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(clientMem, 0, NOTICE)}, 23,
+            CompletionFlags.DEFAULT_FLAG);
+        client.expectRequest("Send after the RDMA Write", 23, NOTICE);
+        server.expectRecv("Recv after the RDMA Write", 22, NOTICE);
         if (fault == Fault.write)
         {
             Pattern.corrupt(serverMem.memory(), at, RDMA);
         }
         Pattern.verify(serverMem.memory(), at, RDMA, seed, "RDMA Write target in the server's LMR");
-        steps.step("dat_ep_post_rdma_write " + RDMA + " bytes into the server's LMR: completion and every byte checked");
-        steps.passed(2);
+        steps.step("dat_ep_post_rdma_write " + RDMA + " bytes into the server's LMR, then a Send: completions, and "
+            + "every byte checked once the Send arrived");
+        steps.passed(4);
         steps.verified("RDMA Write of " + RDMA + " bytes: completion and every byte at the target");
     }
 
