@@ -64,8 +64,6 @@ final class TcpChannel extends Io implements Channel
     private final boolean active;
     private final FpduEncoder encoder;
     private final FpduDecoder decoder;
-    private final ByteBuffer rx;
-    private final ByteBuffer tx;
     private final Inbound inbound = new Inbound();
     private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -75,6 +73,13 @@ final class TcpChannel extends Io implements Channel
 
     // the fields below are used only under the port's progress lock
     private int state = OPEN;
+    /**
+     * This connection's own receive buffer, only while it holds the start of an FPDU whose rest
+     * has not arrived; otherwise reads go into the port's shared buffer (see {@link TcpPort#rxShared}).
+     */
+    private ByteBuffer rx;
+    /** This connection's own send buffer, only while it holds bytes the kernel has not taken yet. */
+    private ByteBuffer tx;
     /** The interest set this channel wants, before the port's quiet mode is applied. */
     private int wanted;
     /** The registration with the port's selector for polling consumers. */
@@ -117,8 +122,6 @@ final class TcpChannel extends Io implements Channel
         this.active = active;
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
-        this.rx = ByteBuffer.allocateDirect(Math.max(port.transport.rxBuffer, Fpdu.MAX_FPDU_LENGTH));
-        this.tx = ByteBuffer.allocateDirect(Math.max(port.transport.txBuffer, maxFpdu));
         this.livenessNanos = port.transport.livenessMillis * 1_000_000L;
         this.txOpen = active;
         this.awaitRtr = awaitRtr;
@@ -296,7 +299,7 @@ final class TcpChannel extends Io implements Channel
         {
             case OPEN ->
             {
-                if (tx.position() > 0 && now - lastProgress > livenessNanos)
+                if (tx != null && tx.position() > 0 && now - lastProgress > livenessNanos)
                 {
                     // the peer took nothing for the whole liveness bound: dead, or its link is
                     finish(CloseReason.BROKEN);
@@ -339,12 +342,26 @@ final class TcpChannel extends Io implements Channel
 
     private void receive()
     {
+        try
+        {
+            receiveInto();
+        }
+        finally
+        {
+            // whatever this connection still needs was moved to its own buffer
+            port.rxShared.clear();
+        }
+    }
+
+    private void receiveInto()
+    {
         for (int i = 0; i < READ_BUDGET; i++)
         {
+            final ByteBuffer b = rx != null ? rx : port.rxShared;
             final int n;
             try
             {
-                n = sock.read(rx);
+                n = sock.read(b);
             }
             catch (final IOException e)
             {
@@ -367,12 +384,16 @@ final class TcpChannel extends Io implements Channel
             }
             if (rxStopped || state == LINGER)
             {
-                rx.clear();
+                b.clear();
                 continue;
             }
-            rx.flip();
-            final FpduDecoder.Status s = decoder.decode(rx, inbound);
-            rx.compact();
+            b.flip();
+            final FpduDecoder.Status s = decoder.decode(b, inbound);
+            if (state == DONE)
+            {
+                return;
+            }
+            keepRest(b);
             switch (s)
             {
                 case NEED_MORE ->
@@ -406,13 +427,36 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
+    /** After decoding {@code b}: an FPDU cut at its end stays in this connection's own buffer. */
+    private void keepRest(final ByteBuffer b)
+    {
+        if (b != rx)
+        {
+            if (b.hasRemaining())
+            {
+                rx = port.borrowBuffer();
+                rx.put(b);
+            }
+            b.clear();
+        }
+        else if (b.hasRemaining())
+        {
+            b.compact();
+        }
+        else
+        {
+            rx = null;
+            port.returnBuffer(b);
+        }
+    }
+
     private void endOfStream()
     {
         switch (state)
         {
             case LINGER -> finish(null);
             case CLOSING -> finish(CloseReason.LOCAL_CLOSE);
-            default -> finish(rx.position() > 0 && !rxStopped
+            default -> finish(rx != null && rx.position() > 0 && !rxStopped
                 // the stream ended inside an FPDU: the peer did not close, it went
                 ? CloseReason.BROKEN : CloseReason.PEER_CLOSED);
         }
@@ -449,25 +493,41 @@ final class TcpChannel extends Io implements Channel
         }
         try
         {
-            if (tx.position() == 0)
+            if (tx == null)
             {
                 lastProgress = System.nanoTime();
             }
-            while (fill() | tx.position() > 0)
+            while (true)
             {
-                writeOut();
+                final ByteBuffer b = tx != null ? tx : port.txShared;
+                if (!fill(b) && b.position() == 0)
+                {
+                    break;
+                }
+                writeOut(b);
                 reap();
                 if (state != OPEN)
                 {
                     return;
                 }
-                if (tx.position() > 0)
+                if (b.position() > 0)
                 {
+                    if (b != tx)
+                    {
+                        tx = port.borrowBuffer();
+                        b.flip();
+                        tx.put(b);
+                    }
                     // the kernel's buffer is full: go on when the socket is writable (a select
                     // in progress would not see the new interest: wake it)
                     want(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     port.wake();
                     return;
+                }
+                if (b == tx)
+                {
+                    tx = null;
+                    port.returnBuffer(b);
                 }
             }
         }
@@ -475,6 +535,11 @@ final class TcpChannel extends Io implements Channel
         {
             finish(CloseReason.BROKEN);
             return;
+        }
+        finally
+        {
+            // whatever this connection still has to send was moved to its own buffer
+            port.txShared.clear();
         }
         if (terminateEncoded)
         {
@@ -492,8 +557,8 @@ final class TcpChannel extends Io implements Channel
         want(SelectionKey.OP_READ);
     }
 
-    /** Encodes queued messages into the send buffer while they fit; true if anything was added. */
-    private boolean fill()
+    /** Encodes queued messages into {@code tx} while they fit; true if anything was added. */
+    private boolean fill(final ByteBuffer tx)
     {
         final int start = tx.position();
         while (terminate == null && !closeQueued)
@@ -536,7 +601,7 @@ final class TcpChannel extends Io implements Channel
         return tx.position() != start;
     }
 
-    private void writeOut() throws IOException
+    private void writeOut(final ByteBuffer tx) throws IOException
     {
         tx.flip();
         final int n = sock.write(tx);
@@ -647,6 +712,8 @@ final class TcpChannel extends Io implements Channel
         }
         state = DONE;
         finished = true;
+        rx = null;
+        tx = null;
         port.remove(this);
         Sockets.close(sock);
         outbound.clear();

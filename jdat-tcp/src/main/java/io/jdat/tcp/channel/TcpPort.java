@@ -13,6 +13,7 @@ import io.jdat.engine.channel.Listener;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
+import io.jdat.tcp.Fpdu;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet4Address;
@@ -32,6 +33,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,6 +64,8 @@ final class TcpPort implements TransportPort
     static final long TICK_MILLIS = 100;
     /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
     private static final long QUIET_NANOS = 1_000_000;
+    /** Buffers kept for connections that need one of their own again. */
+    private static final int MAX_SPARE_BUFFERS = 16;
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     final TcpTransport transport;
@@ -81,6 +86,16 @@ final class TcpPort implements TransportPort
      */
     volatile boolean quiet;
     private final Thread io;
+    /**
+     * The receive and send buffers of whoever makes progress (under {@link #progress}): reads land
+     * here and are decoded at once, messages are encoded here and written at once, and only what a
+     * connection cannot finish now (an FPDU cut short, bytes the kernel did not take) moves to a
+     * buffer of its own, returned when empty. Memory grows with busy connections, not with all.
+     */
+    final ByteBuffer rxShared;
+    final ByteBuffer txShared;
+    private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
+    private final int bufferSize;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
     private final Set<Io> live = ConcurrentHashMap.newKeySet();
@@ -93,6 +108,9 @@ final class TcpPort implements TransportPort
         this.transport = transport;
         this.bind = transport.address.inet();
         this.family = bind instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        this.bufferSize = Math.max(Math.max(transport.rxBuffer, transport.txBuffer), Fpdu.MAX_FPDU_LENGTH);
+        this.rxShared = ByteBuffer.allocateDirect(bufferSize);
+        this.txShared = ByteBuffer.allocateDirect(bufferSize);
         try
         {
             if (!bind.isAnyLocalAddress() && NetworkInterface.getByInetAddress(bind) == null)
@@ -297,6 +315,22 @@ final class TcpPort implements TransportPort
             {
                 // closed meanwhile: nothing runs any more
             }
+        }
+    }
+
+    /** A connection's own buffer, empty. Under {@link #progress}. */
+    ByteBuffer borrowBuffer()
+    {
+        final ByteBuffer b = spareBuffers.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(bufferSize);
+    }
+
+    /** A connection's own buffer that it no longer needs. Under {@link #progress}. */
+    void returnBuffer(final ByteBuffer b)
+    {
+        if (spareBuffers.size() < MAX_SPARE_BUFFERS)
+        {
+            spareBuffers.push(b.clear());
         }
     }
 
