@@ -2035,9 +2035,10 @@ final class EpImpl extends EngineObject implements Endpoint
             {
                 final RecvBuffer b = c.current;
                 c.current = null;
-                completeRecvEvent(b.cookie, 0, currentStatus != null ? currentStatus : DtoStatus.ERR_FLUSHED, 0,
-                    false, srq);
+                final long cookie = b.cookie;
                 srq.completed(b);
+                completeRecvEvent(cookie, 0, currentStatus != null ? currentStatus : DtoStatus.ERR_FLUSHED, 0,
+                    false, srq);
             }
             return;
         }
@@ -2218,8 +2219,11 @@ final class EpImpl extends EngineObject implements Endpoint
         final long length = c.received;
         if (srq != null)
         {
-            completeRecvEvent(b.cookie, 0, DtoStatus.SUCCESS, length, solicited, srq);
+            // the buffer goes back before the completion is visible: a consumer that reaps it
+            // and reposts at once must find a free buffer
+            final long cookie = b.cookie;
             srq.completed(b);
+            completeRecvEvent(cookie, 0, DtoStatus.SUCCESS, length, solicited, srq);
         }
         else
         {

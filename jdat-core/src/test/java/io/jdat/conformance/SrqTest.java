@@ -668,4 +668,45 @@ class SrqTest
         ep.query(io.jdat.EpParam.FIELD_SRQ_HANDLE, p);
         return p.srqHandle;
     }
+
+    // ------------------------------------------------------------------ reposting at once
+
+    @Test
+    void aFullSrqTakesARepostAsSoonAsTheCompletionIsDequeued() throws Exception
+    {
+        // every buffer posted; a sender on another thread keeps all of them busy, and the consumer
+        // reposts each buffer the moment its completion is dequeued: that must always succeed
+        final int messages = 3000;
+        try (Fixture f = new Fixture())
+        {
+            final SharedReceiveQueue srq = f.ia.srqCreate(f.pz, new SrqAttr(2, 1));
+            final int capacity = query(srq).maxRecvDtos;
+            final Lmr lmr = f.lmr(f.memory((long) capacity * LEN), MemPriv.ALL_FLAG);
+            post(srq, lmr, capacity);
+            final Fixture.Ep server = srqEp(f, srq);
+            final Fixture.Ep client = connectTo(f, server);
+            final Lmr src = f.lmr(f.memory(8), MemPriv.ALL_FLAG);
+            final java.util.concurrent.Semaphore credits = new java.util.concurrent.Semaphore(capacity);
+            final java.util.concurrent.CompletableFuture<Void> sender = java.util.concurrent.CompletableFuture.runAsync(
+                () ->
+                {
+                    for (int i = 0; i < messages; i++)
+                    {
+                        credits.acquireUninterruptibly();
+                        client.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(src, 0, 8)}, i,
+                            io.jdat.CompletionFlags.SUPPRESS_FLAG);
+                    }
+                }, Fixture.THREADS);
+            for (int i = 0; i < messages; i++)
+            {
+                final DatEvent ev = Fixture.next(server.recv());
+                assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                final int slot = (int) ev.dto.userCookie - 100;
+                srq.postRecv(1, buffer(lmr, slot), 100 + slot);
+                credits.release();
+            }
+            sender.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(capacity, query(srq).availableDtoCount, "every buffer is posted again");
+        }
+    }
 }
