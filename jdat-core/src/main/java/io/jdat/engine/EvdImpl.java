@@ -16,6 +16,7 @@ import io.jdat.EvdState;
 import io.jdat.HandleType;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
+import io.jdat.engine.channel.TransportPort;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -91,6 +92,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private volatile Thread waiter;
     private int waiterThreshold;
     private volatile boolean waiterParked;
+    /** The waiter blocks in the transport ({@link TransportPort#awaitProgress}) rather than in park. */
+    private volatile boolean waiterInTransport;
     private volatile boolean aborted;
 
     /** Streams that feed this EVD: EP streams, PSPs, RSPs, an IA's async stream (guarded by the IA lock). */
@@ -324,7 +327,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // a direct waiter takes the notification; the CNO is not triggered
             if (waiterParked && publishedCount >= waiterThreshold && publishedNotify > 0)
             {
-                LockSupport.unpark(w);
+                wake(w);
             }
             return;
         }
@@ -361,8 +364,18 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             final Thread w = waiter;
             if (w != null)
             {
-                LockSupport.unpark(w);
+                wake(w);
             }
+        }
+    }
+
+    /** Unparks the waiter, or returns it from the transport it blocks in. */
+    private void wake(final Thread w)
+    {
+        LockSupport.unpark(w);
+        if (waiterInTransport && Thread.currentThread() != w)
+        {
+            ia.port().wakeWaiter();
         }
     }
 
@@ -556,25 +569,35 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                         spins++;
                         continue;
                     }
-                    if (polling)
-                    {
-                        // the transport must not count on this thread any more
-                        polling = false;
-                        ia.port().pollingStopped();
-                    }
                     waiterParked = true;
+                    waiterInTransport = ia.pollsInline;
                     // re-check after announcing the park, so a producer cannot miss us
                     if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable)
                     {
-                        if (infinite)
+                        // block in the transport, making progress there, when it can; else park
+                        if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
                         {
-                            LockSupport.park(this);
-                        }
-                        else
-                        {
-                            LockSupport.parkNanos(this, deadline - now);
+                            waiterInTransport = false;
+                            if (polling)
+                            {
+                                // the transport must not count on this thread any more
+                                polling = false;
+                                ia.port().pollingStopped();
+                            }
+                            if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable)
+                            {
+                                if (infinite)
+                                {
+                                    LockSupport.park(this);
+                                }
+                                else
+                                {
+                                    LockSupport.parkNanos(this, deadline - now);
+                                }
+                            }
                         }
                     }
+                    waiterInTransport = false;
                     waiterParked = false;
                     continue;
                 }
@@ -724,7 +747,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final Thread w = waiter;
         if (w != null)
         {
-            LockSupport.unpark(w);
+            wake(w);
         }
     }
 
@@ -889,7 +912,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final Thread w = waiter;
         if (w != null)
         {
-            LockSupport.unpark(w);
+            wake(w);
         }
         final CnoImpl c = cno;
         if (c != null)

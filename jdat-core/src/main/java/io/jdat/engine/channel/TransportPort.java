@@ -76,6 +76,24 @@ public interface TransportPort
     }
 
     /**
+     * A waiter that would park blocks in the transport instead, for at most {@code nanos},
+     * making progress itself when bytes arrive (one thread wake-up per message instead of two:
+     * the transport's thread and then the waiter). Returns false, having waited for nothing, when
+     * the transport cannot (it does not support it, or another thread already waits in it); the
+     * caller then parks. A thread blocked here returns early on {@link #wakeWaiter()}, on
+     * interrupt, and when the port closes.
+     */
+    default boolean awaitProgress(final long nanos)
+    {
+        return false;
+    }
+
+    /** Returns a thread blocked in {@link #awaitProgress} at once (an event for it came from elsewhere). */
+    default void wakeWaiter()
+    {
+    }
+
+    /**
      * Closes every listener and aborts every connection of this port, and ends every thread it
      * started. Called once, when the IA instance closes.
      */

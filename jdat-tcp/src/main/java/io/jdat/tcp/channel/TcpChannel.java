@@ -84,6 +84,8 @@ final class TcpChannel extends Io implements Channel
     private int wanted;
     /** The registration with the port's selector for polling consumers. */
     private SelectionKey pollKey;
+    /** The registration with the port's selector for a waiter that blocks in the transport. */
+    private SelectionKey waitKey;
     private boolean txOpen;
     private boolean awaitRtr;
     private boolean rxStopped;
@@ -142,6 +144,7 @@ final class TcpChannel extends Io implements Channel
         try
         {
             pollKey = port.registerForPolling(sock, this);
+            waitKey = port.registerForWaiting(sock, this);
         }
         catch (final IOException e)
         {
@@ -161,6 +164,13 @@ final class TcpChannel extends Io implements Channel
         if (k != null && k.isValid() && k.interestOps() != ops)
         {
             k.interestOps(ops);
+        }
+        final SelectionKey w = waitKey;
+        if (w != null && w.isValid() && w.interestOps() != ops)
+        {
+            w.interestOps(ops);
+            // a waiter blocked in select would not see the change
+            port.wakeWaiter();
         }
     }
 
@@ -274,6 +284,31 @@ final class TcpChannel extends Io implements Channel
         transmit();
     }
 
+    /**
+     * A polling consumer's turn on this connection, without asking the selector first (the port
+     * does this when it has only a few connections): carry on a blocked send, read what arrived.
+     * Returns how much work was done.
+     */
+    int pollDirect()
+    {
+        int work = 0;
+        if ((wanted & SelectionKey.OP_WRITE) != 0)
+        {
+            transmit();
+            work++;
+        }
+        if (state != DONE && (wanted & SelectionKey.OP_READ) != 0)
+        {
+            work += receive();
+        }
+        if (state != DONE && wantTransmit)
+        {
+            wantTransmit = false;
+            transmit();
+        }
+        return work;
+    }
+
     @Override
     void selected(final int readyOps)
     {
@@ -340,11 +375,12 @@ final class TcpChannel extends Io implements Channel
 
     // ---------------------------------------------------------------- receiving
 
-    private void receive()
+    /** Reads and delivers what the socket has; returns how many bytes were read. */
+    private int receive()
     {
         try
         {
-            receiveInto();
+            return receiveInto();
         }
         finally
         {
@@ -353,8 +389,9 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
-    private void receiveInto()
+    private int receiveInto()
     {
+        int total = 0;
         for (int i = 0; i < READ_BUDGET; i++)
         {
             final ByteBuffer b = rx != null ? rx : port.rxShared;
@@ -367,17 +404,18 @@ final class TcpChannel extends Io implements Channel
             {
                 // a reset, or keepalive gave up on the peer
                 finish(state == LINGER ? null : CloseReason.BROKEN);
-                return;
+                return total;
             }
             if (n < 0)
             {
                 endOfStream();
-                return;
+                return total;
             }
             if (n == 0)
             {
-                return;
+                return total;
             }
+            total += n;
             if (readsOutstanding > 0)
             {
                 lastInbound = System.nanoTime();
@@ -391,7 +429,7 @@ final class TcpChannel extends Io implements Channel
             final FpduDecoder.Status s = decoder.decode(b, inbound);
             if (state == DONE)
             {
-                return;
+                return total;
             }
             keepRest(b);
             switch (s)
@@ -422,9 +460,10 @@ final class TcpChannel extends Io implements Channel
             }
             if (state == DONE)
             {
-                return;
+                return total;
             }
         }
+        return total;
     }
 
     /** After decoding {@code b}: an FPDU cut at its end stays in this connection's own buffer. */
@@ -715,6 +754,7 @@ final class TcpChannel extends Io implements Channel
         rx = null;
         tx = null;
         port.remove(this);
+        port.unregisterForPolling(this);
         Sockets.close(sock);
         outbound.clear();
         current = null;

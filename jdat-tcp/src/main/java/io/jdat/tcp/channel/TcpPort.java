@@ -35,12 +35,14 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -64,6 +66,13 @@ final class TcpPort implements TransportPort
     static final long TICK_MILLIS = 100;
     /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
     private static final long QUIET_NANOS = 1_000_000;
+    /**
+     * Up to this many connections, a polling consumer reads each of them directly (a read that
+     * finds nothing costs what a selectNow does, and one that finds bytes saves the selectNow);
+     * beyond, it asks the polling selector which ones have bytes.
+     */
+    private static final int DIRECT_POLL_MAX = 4;
+    private static final TcpChannel[] NO_CHANNELS = {};
     /** Buffers kept for connections that need one of their own again. */
     private static final int MAX_SPARE_BUFFERS = 16;
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
@@ -75,6 +84,10 @@ final class TcpPort implements TransportPort
     private final Selector selector;
     /** The same channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}. */
     private final Selector pollSelector;
+    /** The same channels again, for the one consumer that blocks here instead of parking ({@link #awaitProgress}). */
+    private final Selector waitSelector;
+    /** The consumer thread blocked in {@link #awaitProgress}, if any. */
+    private final AtomicReference<Thread> waiter = new AtomicReference<>();
     /** Held by whoever makes progress: the I/O thread while it works, or a posting or polling thread. */
     final ReentrantLock progress = new ReentrantLock();
     /** When a consumer last polled ({@link #poll}); written at most every few microseconds. */
@@ -95,6 +108,8 @@ final class TcpPort implements TransportPort
     final ByteBuffer rxShared;
     final ByteBuffer txShared;
     private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
+    /** The established connections, copied on change. Under {@link #progress}. */
+    private TcpChannel[] channels = NO_CHANNELS;
     private final int bufferSize;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
@@ -120,6 +135,7 @@ final class TcpPort implements TransportPort
             }
             this.selector = Selector.open();
             this.pollSelector = Selector.open();
+            this.waitSelector = Selector.open();
         }
         catch (final IOException e)
         {
@@ -140,7 +156,7 @@ final class TcpPort implements TransportPort
         {
             try
             {
-                final boolean pollers = System.nanoTime() - polledAt < QUIET_NANOS;
+                final boolean pollers = System.nanoTime() - polledAt < QUIET_NANOS || waiter.get() != null;
                 if (pollers != quiet)
                 {
                     setQuiet(pollers);
@@ -335,9 +351,109 @@ final class TcpPort implements TransportPort
     }
 
     /** Registers an established channel for reading by polling consumers. Under {@link #progress}. */
-    SelectionKey registerForPolling(final SelectableChannel channel, final Io x) throws ClosedChannelException
+    SelectionKey registerForPolling(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
     {
-        return channel.register(pollSelector, SelectionKey.OP_READ, x);
+        final SelectionKey k = channel.register(pollSelector, SelectionKey.OP_READ, x);
+        final TcpChannel[] more = Arrays.copyOf(channels, channels.length + 1);
+        more[channels.length] = x;
+        channels = more;
+        return k;
+    }
+
+    /** Registers an established channel for a waiter that blocks in the transport. Under {@link #progress}. */
+    SelectionKey registerForWaiting(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
+    {
+        final SelectionKey k = channel.register(waitSelector, SelectionKey.OP_READ, x);
+        // a select in progress would not watch the new connection
+        wakeWaiter();
+        return k;
+    }
+
+    /**
+     * Blocks the calling consumer (an EVD waiter that would park) in a select over the IA's
+     * connections instead, then makes the progress that woke it: the bytes that arrive wake
+     * only this thread, not the I/O thread and then this one. One such waiter at a time; while
+     * it waits, the I/O thread leaves reading to it.
+     */
+    @Override
+    public boolean awaitProgress(final long nanos)
+    {
+        final Thread me = Thread.currentThread();
+        if (closed || progress.isHeldByCurrentThread() || !waiter.compareAndSet(null, me))
+        {
+            return false;
+        }
+        try
+        {
+            if (!quiet)
+            {
+                // the I/O thread watches for reads: let it see the waiter and stop first
+                wake();
+            }
+            final long millis = Math.max(1, Math.min(TICK_MILLIS, (nanos + 999_999) / 1_000_000));
+            if (waitSelector.select(millis) > 0 || !tasks.isEmpty() || !ready.isEmpty())
+            {
+                progress.lock();
+                try
+                {
+                    final var keys = waitSelector.selectedKeys();
+                    for (final SelectionKey k : keys)
+                    {
+                        selected(k);
+                    }
+                    keys.clear();
+                    runTasks();
+                    drainReady();
+                }
+                finally
+                {
+                    progress.unlock();
+                }
+            }
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            // the port closed: the EVD finds out why
+        }
+        finally
+        {
+            polledAt = System.nanoTime();
+            waiter.set(null);
+        }
+        return true;
+    }
+
+    @Override
+    public void wakeWaiter()
+    {
+        final Thread w = waiter.get();
+        if (w != null && w != Thread.currentThread())
+        {
+            try
+            {
+                waitSelector.wakeup();
+            }
+            catch (final ClosedSelectorException e)
+            {
+                // closed: the waiter returns anyway
+            }
+        }
+    }
+
+    /** An established channel ended. Under {@link #progress}. */
+    void unregisterForPolling(final TcpChannel x)
+    {
+        for (int i = 0; i < channels.length; i++)
+        {
+            if (channels[i] == x)
+            {
+                final TcpChannel[] fewer = new TcpChannel[channels.length - 1];
+                System.arraycopy(channels, 0, fewer, 0, i);
+                System.arraycopy(channels, i + 1, fewer, i, fewer.length - i);
+                channels = fewer;
+                return;
+            }
+        }
     }
 
     @Override
@@ -371,7 +487,27 @@ final class TcpPort implements TransportPort
         }
         try
         {
-            int n = pollSelector.selectNow(this::selected);
+            final TcpChannel[] these = channels;
+            int n = 0;
+            if (these.length <= DIRECT_POLL_MAX)
+            {
+                for (final TcpChannel c : these)
+                {
+                    try
+                    {
+                        n += c.pollDirect();
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        LOG.log(System.Logger.Level.ERROR, "tcp: " + c + " failed", e);
+                        c.failed();
+                    }
+                }
+            }
+            else
+            {
+                n = pollSelector.selectNow(this::selected);
+            }
             if (!tasks.isEmpty() || !ready.isEmpty())
             {
                 n++;
@@ -708,6 +844,7 @@ final class TcpPort implements TransportPort
         {
             selector.close();
             pollSelector.close();
+            waitSelector.close();
         }
         catch (final IOException e)
         {

@@ -42,9 +42,13 @@
  * once (posting never blocks: when the lock is busy, the message is queued for its holder), and a
  * thread that polls an EVD ({@code dat_evd_dequeue}, or the spin phase of {@code dat_evd_wait})
  * reads the connections that have bytes waiting, found through a second selector used only with
- * {@code selectNow}. While consumers poll, the I/O thread stops watching connections for reading
- * (it would only wake to find the bytes gone) and looks back every millisecond; a waiter that
- * stops spinning to park hands reading back to it at once. One thread per IA was chosen over a
+ * {@code selectNow} (with four connections or fewer it simply tries to read each). A waiter whose
+ * spin phase ends blocks in a select of its own over the IA's connections instead of parking,
+ * and reads what wakes it: one thread wake-up per message, as for a plain blocking socket, where
+ * parking would cost two (the I/O thread's, then the waiter's). Only one waiter at a time blocks
+ * there; others park. While consumers poll or a waiter blocks there, the I/O thread stops
+ * watching connections for reading (it would only wake to find the bytes gone) and looks back
+ * every millisecond. One thread per IA was chosen over a
  * thread per connection: the engine's placement is a copy per segment, far cheaper than the socket
  * calls around it, and the thread count does not grow with the number of endpoints. The figures
  * are in {@code docs/perf.md}.

@@ -1,6 +1,7 @@
 package io.jdat.tcp.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import io.jdat.engine.channel.TransportContext;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -127,6 +129,45 @@ class InlineProgressTest
         assertNotNull(receivedOn, "a message sent after the poller left was never read");
         assertTrue(receivedOn.endsWith("-io"), "read on " + receivedOn);
         assertEquals(0, server.closed.size(), "the connection ended: " + server.closed);
+    }
+
+    @Test
+    void aWaiterBlockedInTheTransportReadsTheMessageThatWakesIt() throws Exception
+    {
+        final CompletableFuture<String> waited = CompletableFuture.supplyAsync(() ->
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.received.isEmpty() && System.nanoTime() - deadline < 0)
+            {
+                assertTrue(serverPort.awaitProgress(TimeUnit.SECONDS.toNanos(5)), "a second waiter in the transport");
+            }
+            return Thread.currentThread().getName();
+        }, r -> Thread.ofPlatform().name("evd-waiter").daemon().start(r));
+        // let it block in the transport, then send
+        Thread.sleep(50);
+        clientChannel.post(new Send(0, new byte[] {3}));
+        clientChannel.flush();
+        final String waiter = waited.get(10, TimeUnit.SECONDS);
+        assertEquals(waiter, server.received.poll(1, TimeUnit.SECONDS), "the message was read by another thread");
+    }
+
+    @Test
+    void aWaiterBlockedInTheTransportReturnsWhenWokenAndOnlyOneBlocksAtATime() throws Exception
+    {
+        final CountDownLatch in = new CountDownLatch(1);
+        final CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() ->
+        {
+            in.countDown();
+            final long start = System.nanoTime();
+            serverPort.awaitProgress(TimeUnit.SECONDS.toNanos(60));
+            return System.nanoTime() - start;
+        }, r -> Thread.ofPlatform().daemon().start(r));
+        in.await();
+        Thread.sleep(50);
+        assertFalse(serverPort.awaitProgress(TimeUnit.SECONDS.toNanos(1)), "two waiters blocked in the transport");
+        serverPort.wakeWaiter();
+        final long nanos = waited.get(10, TimeUnit.SECONDS);
+        assertTrue(nanos < TimeUnit.SECONDS.toNanos(5), "woken after " + nanos / 1_000_000 + " ms");
     }
 
     /** Polls the server's port until its I/O thread has seen the poller and stopped watching for reads. */
