@@ -413,6 +413,13 @@ final class ShmChannel implements Channel, Work
                     {
                         throw Corrupt.framing("a Read Request with " + len + " payload bytes");
                     }
+                    // The requester may issue this Read on the credit a Read Response of ours
+                    // returned as soon as it placed it; it consumed that response before writing
+                    // this record, so reporting what it consumed first frees the IRD slot in time.
+                    if (reap() > 0 && state == DONE)
+                    {
+                        return n;
+                    }
                     ok = handler.onReadRequest(rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN),
                         rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG), rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
                         rxData.get(ValueLayout.JAVA_INT, at + Frame.MO), rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG),

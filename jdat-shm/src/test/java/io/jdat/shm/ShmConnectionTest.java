@@ -58,21 +58,6 @@ class ShmConnectionTest
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Connects {@code c} to {@code s} through a PSP on {@code qual}; returns the CR's private data. */
-    private static ShmNode.Ep[] connect(final ShmNode client, final ShmNode server, final long qual)
-    {
-        final EventDispatcher crEvd = server.evd(8, EvdFlags.CR_FLAG);
-        final PublicServicePoint psp = server.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
-        final ShmNode.Ep c = client.ep(null);
-        final ShmNode.Ep s = server.ep(null);
-        c.ep().connect(server.address, qual, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
-        next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(s.ep(), null);
-        next(c.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        next(s.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        psp.free();
-        return new ShmNode.Ep[] {c, s};
-    }
-
     @Test
     void connectAndAcceptCarryPrivateDataBothWays()
     {
@@ -202,7 +187,7 @@ class ShmConnectionTest
         try (ShmNode server = ShmNode.open(dir, "srv", "ring_size=16384");
             ShmNode client = ShmNode.open(dir, "cli", "ring_size=16384"))
         {
-            final ShmNode.Ep[] pair = connect(client, server, 4711);
+            final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
             final ShmNode.Ep c = pair[0];
             final ShmNode.Ep s = pair[1];
             final int size = 100_000;
@@ -246,7 +231,7 @@ class ShmConnectionTest
     {
         try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", ""))
         {
-            final ShmNode.Ep[] pair = connect(client, server, 4711);
+            final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
             final Lmr sm = server.lmr(4096);
             pair[1].ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 4096)}, 1, 0);
             pair[0].ep().disconnect(CloseFlags.GRACEFUL_FLAG);

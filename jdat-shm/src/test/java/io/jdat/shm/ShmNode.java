@@ -22,6 +22,9 @@ import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.ProviderInfo;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.engine.SoftwareProvider;
 import java.lang.foreign.Arena;
@@ -106,6 +109,21 @@ final class ShmNode implements AutoCloseable
 
     record Ep(Endpoint ep, EventDispatcher recv, EventDispatcher req, EventDispatcher conn)
     {
+    }
+
+    /** Connects {@code client} to {@code server} through a PSP on {@code qual}: {client EP, server EP}. */
+    static Ep[] connect(final ShmNode client, final ShmNode server, final long qual)
+    {
+        final EventDispatcher crEvd = server.evd(8, EvdFlags.CR_FLAG);
+        final PublicServicePoint psp = server.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
+        final Ep c = client.ep(null);
+        final Ep s = server.ep(null);
+        c.ep().connect(server.address, qual, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
+        next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(s.ep(), null);
+        next(c.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        next(s.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        psp.free();
+        return new Ep[] {c, s};
     }
 
     /** The next event of an EVD, waiting up to 5 s. */
