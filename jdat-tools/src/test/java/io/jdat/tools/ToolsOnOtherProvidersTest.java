@@ -3,7 +3,6 @@ package io.jdat.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,10 +36,12 @@ class ToolsOnOtherProvidersTest
             "3"));
     }
 
-    @Test
-    void performanceOfReadsOverTcpChecksTheData()
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void performanceOfPipelinedReadsChecksTheData(final String provider)
     {
-        assertPassed(Run.jdat("test", "client", "-P", "tcp", "performance", "-i", "200", "-p", "8", "RR", "4096"));
+        // 8 Reads outstanding on 8 read credits: each completion is followed at once by a Read on its credit
+        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "200", "-p", "8", "RR", "4096"));
     }
 
     @ParameterizedTest
