@@ -447,15 +447,17 @@ final class ShmChannel implements Channel, Work
                 }
                 default -> throw Corrupt.opcode("record type " + type);
             }
+            if (!ok)
+            {
+                // the engine rejected the segment and is terminating: deliver nothing more, and
+                // leave the record unconsumed, since the sender counts a consumed record as placed
+                // (its message would complete with success before the Terminate arrives)
+                rxStopped = true;
+                return n + 1;
+            }
             rx.consume(size);
             avail -= size;
             n++;
-            if (!ok)
-            {
-                // the engine rejected the segment and is terminating: deliver nothing more
-                rxStopped = true;
-                return n;
-            }
         }
         return n;
     }
