@@ -2404,7 +2404,15 @@ final class EpImpl extends EngineObject implements Endpoint
             {
                 t = tagged(TerminateCodes.DDP_TAGGED_BASE_BOUNDS, stag, to);
             }
-            else if (len > 0 && (!op.sink.valid || !copyInto(op, src, off, len)))
+            else if (len > 0 && !op.sink.valid)
+            {
+                // the sink's LMR was freed after the post: its STag is no longer valid (RFC 5041
+                // tagged buffer error, as siw reports it); locally a protection error (digest §4.4)
+                culprit = op.wr;
+                culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
+                t = tagged(TerminateCodes.DDP_TAGGED_INVALID_STAG, stag, to);
+            }
+            else if (len > 0 && !copyInto(op, src, off, len))
             {
                 culprit = op.wr;
                 culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
