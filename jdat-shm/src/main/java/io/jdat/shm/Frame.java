@@ -17,18 +17,22 @@ import java.lang.foreign.ValueLayout;
  *   type    an RdmapOpcode (SEND, SEND_WITH_SE, RDMA_WRITE, RDMA_READ_REQUEST, RDMA_READ_RESPONSE,
  *           TERMINATE), or PAD (fills the end of the ring; only length and type are set), or CLOSE
  *           (graceful disconnect: nothing follows)
- *   flags   bit 0 LAST: the last segment of its message
- *   msn     Send, Read Request: the message sequence number; Terminate: the offending MSN
+ *   flags   bit 0 LAST: the last segment of its message; bit 1 DIRECT (Write, Read Response): the
+ *           payload is not in the record but in the sender's shared memory (ShmMemory), which
+ *           the fields marked "direct" name; the record is then a header alone
+ *   msn     Send, Read Request: the message sequence number; Terminate: the offending MSN;
+ *           direct: the shared memory's creator (the file m-PID-SEQ)
  *   stag    Write, Read Response: the sink STag; Read Request: the requester's sink STag;
  *           Terminate: the offending STag
  *   mo      Send: the message offset of the payload; Read Request: the bytes to read;
- *           Terminate: the offending MO
+ *           Terminate: the offending MO; direct: the shared memory's sequence number
  *   to      Write, Read Response: the tagged offset of the first payload byte; Read Request: the
  *           sink TO; Terminate: the offending TO
  *   srcStag Read Request: the data source STag; Terminate: hdrKnown | tagged &lt;&lt; 1 |
- *           opcode &lt;&lt; 8 | queue &lt;&lt; 16
+ *           opcode &lt;&lt; 8 | queue &lt;&lt; 16; direct: the payload's length
  *   term    Terminate: layer | etype &lt;&lt; 8 | code &lt;&lt; 16
- *   srcTo   Read Request: the data source tagged offset
+ *   srcTo   Read Request: the data source tagged offset; direct: the payload's offset in the
+ *           shared memory
  * </pre>
  */
 final class Frame
@@ -49,6 +53,7 @@ final class Frame
     static final int CLOSE = 0x101;
 
     static final int FLAG_LAST = 1;
+    static final int FLAG_DIRECT = 2;
 
     private Frame()
     {
@@ -71,6 +76,16 @@ final class Frame
     {
         d.set(ValueLayout.JAVA_INT, at + STAG, stag);
         d.set(ValueLayout.JAVA_LONG, at + TO, to);
+    }
+
+    /** A direct record's reference: {@code length} bytes at {@code offset} of shared memory m-PID-SEQ. */
+    static void direct(final MemorySegment d, final long at, final int pid, final int seq, final int length,
+        final long offset)
+    {
+        d.set(ValueLayout.JAVA_INT, at + MSN, pid);
+        d.set(ValueLayout.JAVA_INT, at + MO, seq);
+        d.set(ValueLayout.JAVA_INT, at + SRC_STAG, length);
+        d.set(ValueLayout.JAVA_LONG, at + SRC_TO, offset);
     }
 
     static void readRequest(final MemorySegment d, final long at, final int msn, final int sinkStag,

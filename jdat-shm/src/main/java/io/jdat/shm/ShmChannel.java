@@ -7,6 +7,7 @@ import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -35,6 +36,10 @@ final class ShmChannel implements Channel, Work
 {
     private static final Object CLOSE = new Object();
     private static final int RX_BUDGET = 64;
+    /** The most bytes one direct record names. */
+    private static final int DIRECT_MAX = 1 << 30;
+    /** Peers' shared memories mapped at once; the oldest is unmapped to make room. */
+    private static final int PEER_MEMORIES = 16;
 
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
@@ -51,6 +56,7 @@ final class ShmChannel implements Channel, Work
     private final MemorySegment txData;
     private final MemorySegment rxData;
     private final int maxChunk;
+    private final long directMin;
     private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
     private volatile boolean finished;
     private volatile boolean abortRequested;
@@ -64,6 +70,14 @@ final class ShmChannel implements Channel, Work
     private long msgDone;
     private int piece;
     private long pieceDone;
+    /** The message being written travels as references to this process's shared memory. */
+    private boolean direct;
+    /** The peer's shared memories this side mapped (read only) for its direct records. */
+    private final int[] peerPid = new int[PEER_MEMORIES];
+    private final int[] peerSeq = new int[PEER_MEMORIES];
+    private final MemorySegment[] peerMemory = new MemorySegment[PEER_MEMORIES];
+    private final Arena[] peerArena = new Arena[PEER_MEMORIES];
+    private int peerNext;
     /** Messages written and not yet consumed by the peer, with the ring position after each. */
     private OutboundMessage[] sentMsg = new OutboundMessage[64];
     private long[] sentEnd = new long[64];
@@ -87,6 +101,7 @@ final class ShmChannel implements Channel, Work
         this.txData = tx.data();
         this.rxData = rx.data();
         this.maxChunk = port.transport.maxChunk;
+        this.directMin = port.transport.directMin;
     }
 
     // ---------------------------------------------------------------- Channel
@@ -218,6 +233,7 @@ final class ShmChannel implements Channel, Work
                 msgDone = 0;
                 piece = 0;
                 pieceDone = 0;
+                direct = m instanceof OutboundMessage om && directable(om);
             }
             if (m instanceof TerminateInfo t)
             {
@@ -286,6 +302,10 @@ final class ShmChannel implements Channel, Work
             tx.commit();
             return true;
         }
+        if (direct)
+        {
+            return writeDirect(m);
+        }
         final long total = m.payloadLength();
         do
         {
@@ -310,6 +330,119 @@ final class ShmChannel implements Channel, Work
         }
         while (msgDone < total);
         return true;
+    }
+
+    /**
+     * Whether a Write or Read Response can travel as references: large enough, and every byte of
+     * it in shared memory of this process under this provider root, which the peer can map.
+     */
+    private boolean directable(final OutboundMessage m)
+    {
+        final int op = m.opcode();
+        if (directMin <= 0 || op != RdmapOpcode.RDMA_WRITE && op != RdmapOpcode.RDMA_READ_RESPONSE
+            || m.payloadLength() < directMin)
+        {
+            return false;
+        }
+        for (int i = 0; i < m.payloadSegments(); i++)
+        {
+            final long len = m.payloadLength(i);
+            final MemorySegment mem = m.payloadMemory(i);
+            if (len > 0 && (mem == null || !mem.isNative()
+                || ShmMemory.containing(port.transport.root, mem.address() + m.payloadOffset(i), len) == null))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Writes (the rest of) a message as direct records, one per gather piece (or per
+     * {@link #DIRECT_MAX} bytes of one): the peer's engine places each from this process's shared
+     * memory, which stays as it is until the peer consumed the record (the DTO is not complete).
+     */
+    private boolean writeDirect(final OutboundMessage m)
+    {
+        final int op = m.opcode();
+        final long total = m.payloadLength();
+        while (msgDone < total)
+        {
+            final long left = m.payloadLength(piece) - pieceDone;
+            if (left <= 0)
+            {
+                piece++;
+                pieceDone = 0;
+                continue;
+            }
+            final int n = (int) Math.min(left, DIRECT_MAX);
+            final long address = m.payloadMemory(piece).address() + m.payloadOffset(piece) + pieceDone;
+            final ShmMemory shared = ShmMemory.containing(port.transport.root, address, n);
+            if (shared == null)
+            {
+                throw new IllegalStateException("shared memory of a message in flight was closed");
+            }
+            final long at = tx.claim(Frame.HEADER);
+            if (at < 0)
+            {
+                return false;
+            }
+            final boolean last = msgDone + n == total;
+            Frame.header(txData, at, Frame.HEADER, op, Frame.FLAG_DIRECT | (last ? Frame.FLAG_LAST : 0));
+            Frame.tagged(txData, at, m.stag(), m.to() + msgDone);
+            Frame.direct(txData, at, shared.pid, shared.seq, n, shared.offsetOf(address));
+            tx.commit();
+            port.directSent += n;
+            pieceDone += n;
+            msgDone += n;
+        }
+        return true;
+    }
+
+    /**
+     * The peer's shared memory m-PID-SEQ, mapped read only (once per connection, at most
+     * {@link #PEER_MEMORIES} at a time).
+     */
+    private MemorySegment peerMemory(final int pid, final int seq)
+    {
+        for (int i = 0; i < PEER_MEMORIES; i++)
+        {
+            if (peerMemory[i] != null && peerPid[i] == pid && peerSeq[i] == seq)
+            {
+                return peerMemory[i];
+            }
+        }
+        final Arena arena = Arena.ofShared();
+        final MemorySegment m = ShmMemory.mapPeer(port.transport.root, pid, seq, arena);
+        if (m == null)
+        {
+            arena.close();
+            throw Corrupt.framing("a direct record names shared memory m-" + pid + "-" + seq + ", which is not there");
+        }
+        final int i = peerNext;
+        peerNext = (peerNext + 1) % PEER_MEMORIES;
+        if (peerArena[i] != null)
+        {
+            peerArena[i].close();
+        }
+        peerPid[i] = pid;
+        peerSeq[i] = seq;
+        peerMemory[i] = m;
+        peerArena[i] = arena;
+        return m;
+    }
+
+    private void unmapPeerMemories()
+    {
+        for (int i = 0; i < PEER_MEMORIES; i++)
+        {
+            if (peerArena[i] != null)
+            {
+                peerArena[i].close();
+                peerArena[i] = null;
+                peerMemory[i] = null;
+            }
+        }
     }
 
     /** Copies the next {@code n} bytes of a message's gather list into the ring. */
@@ -393,20 +526,28 @@ final class ShmChannel implements Channel, Work
                     + " before the end)");
             }
             final int size = SpscRing.aligned(length);
-            final boolean last = (rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS) & Frame.FLAG_LAST) != 0;
+            final int flags = rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS);
+            final boolean last = (flags & Frame.FLAG_LAST) != 0;
             final long payload = at + Frame.HEADER;
             final int len = length - Frame.HEADER;
+            final boolean direct = (flags & Frame.FLAG_DIRECT) != 0;
+            if (direct && (type != RdmapOpcode.RDMA_WRITE && type != RdmapOpcode.RDMA_READ_RESPONSE || len != 0))
+            {
+                throw Corrupt.framing("a direct record of type " + Frame.typeName(type) + " with " + len
+                    + " bytes in the ring");
+            }
             final boolean ok;
             switch (type)
             {
                 case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> ok = handler.onSend(
                     rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN), rxData.get(ValueLayout.JAVA_INT, at + Frame.MO),
                     last, type == RdmapOpcode.SEND_WITH_SE, rxData, payload, len);
-                case RdmapOpcode.RDMA_WRITE -> ok = handler.onWrite(rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG),
-                    rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO), last, rxData, payload, len);
-                case RdmapOpcode.RDMA_READ_RESPONSE -> ok = handler.onReadResponse(
+                case RdmapOpcode.RDMA_WRITE -> ok = direct ? receiveDirect(type, at, last) : handler.onWrite(
                     rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG), rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
                     last, rxData, payload, len);
+                case RdmapOpcode.RDMA_READ_RESPONSE -> ok = direct ? receiveDirect(type, at, last)
+                    : handler.onReadResponse(rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG),
+                        rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO), last, rxData, payload, len);
                 case RdmapOpcode.RDMA_READ_REQUEST ->
                 {
                     if (len != 0)
@@ -460,6 +601,34 @@ final class ShmChannel implements Channel, Work
             n++;
         }
         return n;
+    }
+
+    /**
+     * A direct record: the payload is a range of the peer's shared memory, mapped here read only;
+     * the engine validates and places it exactly as a payload in the ring. The range must lie in
+     * that memory; the peer may change its bytes meanwhile, as it may change the ring's.
+     */
+    private boolean receiveDirect(final int type, final long at, final boolean last)
+    {
+        final int stag = rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG);
+        final long to = rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO);
+        final int pid = rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN);
+        final int seq = rxData.get(ValueLayout.JAVA_INT, at + Frame.MO);
+        final int n = rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG);
+        final long offset = rxData.get(ValueLayout.JAVA_LONG, at + Frame.SRC_TO);
+        final MemorySegment src = peerMemory(pid, seq);
+        if (n < 0 || offset < 0 || offset > src.byteSize() - n)
+        {
+            throw Corrupt.framing("a direct record names " + n + " bytes at " + offset + " of shared memory of "
+                + src.byteSize() + " bytes");
+        }
+        final boolean ok = type == RdmapOpcode.RDMA_WRITE ? handler.onWrite(stag, to, last, src, offset, n)
+            : handler.onReadResponse(stag, to, last, src, offset, n);
+        if (ok)
+        {
+            port.directReceived += n;
+        }
+        return ok;
     }
 
     /** Reports the messages whose last record the peer consumed; ends a graceful close. */
@@ -582,6 +751,7 @@ final class ShmChannel implements Channel, Work
         }
         port.remove(this);
         file.unmap();
+        unmapPeerMemories();
         outbound.clear();
         if (reason != null && !abortRequested)
         {

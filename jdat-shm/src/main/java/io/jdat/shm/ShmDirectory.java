@@ -35,6 +35,9 @@ import java.util.regex.Pattern;
  *       c-PID-SEQ                a connection being set up by process PID (ConnectionFile); its
  *                                creator removes the name once the attempt ends (both sides keep
  *                                their mappings, so the kernel frees the memory when both unmap)
+ *     .mem/                      shared memory (ShmMemory); not an address, which never starts with '.'
+ *       .lock                    serialises removing stale files
+ *       m-PID-SEQ                shared memory allocated by process PID
  * </pre>
  * Files whose owner died are stale: they are removed, under the address's lock, by whoever finds
  * them (an IA opening on the address, a listen on the same qualifier, a connect to it), and never
@@ -42,6 +45,8 @@ import java.util.regex.Pattern;
  */
 final class ShmDirectory
 {
+    /** The directory of shared memory files under the root. */
+    static final String MEMORY_DIR = ".mem";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
     private static final FileAttribute<Set<PosixFilePermission>> DIR_MODE =
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
@@ -106,6 +111,12 @@ final class ShmDirectory
             throw new UncheckedIOException("cannot create " + dir, e);
         }
         return dir;
+    }
+
+    /** Creates the shared memory directory (and the root) if missing, mode 0700. */
+    static Path memoryDir(final Path root)
+    {
+        return addressDir(root, MEMORY_DIR);
     }
 
     static Path listenerPath(final Path dir, final long qual)

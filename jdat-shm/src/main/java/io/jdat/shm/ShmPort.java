@@ -45,6 +45,9 @@ final class ShmPort implements TransportPort
     private final Thread io;
     private volatile boolean closed;
     private volatile boolean wake;
+    /** Bytes of RDMA Writes and Read Responses sent and received as direct records (progress lock held to add). */
+    volatile long directSent;
+    volatile long directReceived;
 
     ShmPort(final ShmTransport transport, final TransportContext context)
     {
@@ -199,7 +202,10 @@ final class ShmPort implements TransportPort
     {
         return List.of(new NamedAttr("jdat.shm.dir", dir.toString()),
             new NamedAttr("jdat.shm.ring_size", Integer.toString(transport.ringSize)),
-            new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)));
+            new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)),
+            new NamedAttr("jdat.shm.direct_min", Long.toString(transport.directMin)),
+            new NamedAttr("jdat.shm.direct_bytes_sent", Long.toString(directSent)),
+            new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)));
     }
 
     @Override

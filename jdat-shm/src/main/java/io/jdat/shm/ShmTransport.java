@@ -1,10 +1,13 @@
 package io.jdat.shm;
 
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import io.jdat.IaAddress;
 import io.jdat.engine.EngineConfig;
 import io.jdat.engine.channel.Transport;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
@@ -25,6 +28,9 @@ import java.nio.file.Path;
  *       how the I/O thread waits after its last work (default 20000, 200000, 1000, 1000000; see
  *       {@link Backoff})</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
+ *   <li>{@code direct_min}: RDMA Writes and Read Responses of at least this many bytes out of
+ *       shared memory ({@link ShmMemory}) travel as a reference to it instead of through the ring
+ *       (default 65536; 0 turns it off)</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
  *       before the connection is dropped (default 2000)</li>
  * </ul>
@@ -41,11 +47,14 @@ final class ShmTransport implements Transport
     final Backoff backoff;
     final long livenessNanos;
     final long closeTimeoutNanos;
+    /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
+    final long directMin;
 
     ShmTransport(final String iaName, final EngineConfig config)
     {
         final String dir = config.get("dir");
-        this.root = dir == null || dir.isEmpty() ? ShmDirectory.defaultRoot() : Path.of(dir);
+        final Path given = dir == null || dir.isEmpty() ? ShmDirectory.defaultRoot() : Path.of(dir);
+        this.root = given.toAbsolutePath().normalize();
         final String a = config.get("address");
         final String name = a == null || a.isEmpty() ? iaName : a;
         if (!ShmDirectory.validName(name))
@@ -80,6 +89,7 @@ final class ShmTransport implements Transport
             bounded(config, "idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
         this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
+        this.directMin = bounded(config, "direct_min", 65536, 0, Long.MAX_VALUE);
     }
 
     private static long bounded(final EngineConfig config, final String key, final long fallback, final long min,
@@ -116,5 +126,20 @@ final class ShmTransport implements Transport
     public TransportPort open(final TransportContext context)
     {
         return new ShmPort(this, context);
+    }
+
+    /**
+     * {@code DAT_MEM_TYPE_SHARED_VIRTUAL} memory must be shared memory of this provider
+     * ({@link ShmMemory}) under the cookie given; anything else is memory the platform did not
+     * create as shared ({@code DAT_INVALID_STATE}, dat_lmr_create).
+     */
+    @Override
+    public void checkSharedMemory(final MemorySegment memory, final byte[] cookie)
+    {
+        if (!ShmMemory.registrable(memory.address(), memory.byteSize(), cookie))
+        {
+            throw new DatException(DatReturnType.INVALID_STATE, "the memory is not shm shared memory (ShmMemory) "
+                + "open in this process under this shared memory id");
+        }
     }
 }

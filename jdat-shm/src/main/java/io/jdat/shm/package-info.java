@@ -19,6 +19,19 @@
  * connection when the peer writes something impossible. A message counts as sent when the peer
  * has consumed its last record, which it does only after its engine placed it.
  *
+ * <p><b>Shared memory.</b> {@code ShmMemory} is memory of a file under the provider's directory,
+ * which a consumer registers as {@code DAT_MEM_TYPE_SHARED_VIRTUAL} (with the cookie that names it;
+ * other memory is refused with {@code DAT_INVALID_STATE}). An RDMA Write or Read Response of at
+ * least {@code direct_min} bytes whose data lies in such memory is sent as a reference to it (a
+ * direct record: the file and the range) instead of through the ring; the receiving side maps the
+ * file read only and hands the range to its engine, which validates the STag, PZ, rights and
+ * bounds of the target and places the bytes as for any other segment: one copy instead of two,
+ * with the check where it always is. The reference is taken from the data's source, never into
+ * the target: placing into a peer's shared memory would mean that process writing memory of
+ * another one whose engine cannot bound the writes (a mapping cannot be limited to the range one
+ * Write was granted, nor revoked when the LMR is freed), so a Write into shared memory out of
+ * ordinary memory streams through the ring like any other.
+ *
  * <p><b>Progress and waiting.</b> One thread per IA instance ({@code jdat-shm-IA-N-io}) moves
  * every connection of the instance and waits with a spin, yield, park backoff
  * ({@code Backoff}); posting threads and consumers polling an EVD move it inline

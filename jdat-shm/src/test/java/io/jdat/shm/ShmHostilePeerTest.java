@@ -136,6 +136,65 @@ class ShmHostilePeerTest
         }
     }
 
+    /** A direct record: {@code length} bytes at {@code offset} of shared memory m-PID-SEQ, to {@code stag}/{@code to}. */
+    private static void direct(final Hostile h, final int type, final int stag, final long to, final int pid,
+        final int seq, final int length, final long offset)
+    {
+        final long at = h.tx.claim(Frame.HEADER);
+        Frame.header(h.tx.data(), at, Frame.HEADER, type, Frame.FLAG_LAST | Frame.FLAG_DIRECT);
+        Frame.tagged(h.tx.data(), at, stag, to);
+        Frame.direct(h.tx.data(), at, pid, seq, length, offset);
+        h.tx.commit();
+    }
+
+    @Test
+    void directWriteNamingNoSharedMemoryPlacesNothing() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            direct(h, RdmapOpcode.RDMA_WRITE, lmr.rmrContext(), base(), (int) ProcessHandle.current().pid(), 999_999,
+                64, 0);
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void directWriteBeyondTheSharedMemoryPlacesNothing() throws Exception
+    {
+        try (Hostile h = connected(); ShmMemory shared = ShmMemory.allocate(dir, 4096))
+        {
+            shared.memory().fill((byte) 0xEE);
+            direct(h, RdmapOpcode.RDMA_WRITE, lmr.rmrContext(), base(), shared.pid, shared.seq, 200, 4000);
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void directWritePastTheRegisteredRegionIsRefusedByTheEngine() throws Exception
+    {
+        try (Hostile h = connected(); ShmMemory shared = ShmMemory.allocate(dir, 65536))
+        {
+            shared.memory().fill((byte) 0xEE);
+            // the shared memory holds the bytes, but the target range runs 8 bytes past the LMR
+            direct(h, RdmapOpcode.RDMA_WRITE, lmr.rmrContext(), base() + REGISTERED - 56, shared.pid, shared.seq,
+                64, 0);
+            victimBrokeAndPlacedNothing();
+            assertEquals(RdmapOpcode.TERMINATE, h.awaitVictimRecord(), "the victim sent a Terminate");
+        }
+    }
+
+    @Test
+    void directFlagOnASendBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected(); ShmMemory shared = ShmMemory.allocate(dir, 4096))
+        {
+            direct(h, RdmapOpcode.SEND, 0, 0, shared.pid, shared.seq, 64, 0);
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
     @Test
     void recordLongerThanTheRingBreaksTheConnection() throws Exception
     {

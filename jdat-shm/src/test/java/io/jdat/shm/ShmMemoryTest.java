@@ -1,0 +1,129 @@
+package io.jdat.shm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.Dat;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.Lmr;
+import io.jdat.LmrParam;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.RegionDescription;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Shared memory of the provider: its file, its cookie, and dat_lmr_create with DAT_MEM_TYPE_SHARED_VIRTUAL. */
+class ShmMemoryTest
+{
+    private Path dir;
+
+    @BeforeEach
+    void dir()
+    {
+        dir = TestFiles.freshDir();
+    }
+
+    @AfterEach
+    void clean()
+    {
+        TestFiles.delete(dir);
+    }
+
+    private Path memoryDir()
+    {
+        return dir.resolve(ShmDirectory.MEMORY_DIR);
+    }
+
+    @Test
+    void allocatedMemoryIsAFileOnlyItsUserReadsAndCloseRemovesIt() throws Exception
+    {
+        final ShmMemory m = ShmMemory.allocate(dir, 10_000);
+        final Path file = memoryDir().resolve(ShmMemory.fileName(ProcessHandle.current().pid(), m.seq));
+        assertTrue(Files.isRegularFile(file), file.toString());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertEquals(10_000, m.memory().byteSize());
+        assertEquals(0, m.memory().address() % 4096, "page aligned");
+        assertEquals(Dat.LMR_COOKIE_SIZE, m.cookie().length);
+        m.close();
+        assertFalse(Files.exists(file), "the creator's close removes the file");
+        assertThrows(IllegalStateException.class, () -> m.memory().get(ValueLayout.JAVA_BYTE, 0));
+    }
+
+    @Test
+    void theCookieOpensTheSameMemory()
+    {
+        try (ShmMemory m = ShmMemory.allocate(dir, 8192))
+        {
+            try (ShmMemory other = ShmMemory.open(dir, m.cookie()))
+            {
+                m.memory().set(ValueLayout.JAVA_LONG, 4096, 0x1234_5678_9ABC_DEF0L);
+                assertEquals(0x1234_5678_9ABC_DEF0L, other.memory().get(ValueLayout.JAVA_LONG, 4096));
+                assertArrayEquals(m.cookie(), other.cookie());
+            }
+            assertTrue(Files.exists(m.path), "closing a mapping that did not create the memory keeps the file");
+            final byte[] forged = m.cookie();
+            forged[16]++;
+            assertThrows(IllegalArgumentException.class, () -> ShmMemory.open(dir, forged));
+        }
+    }
+
+    @Test
+    void aDeadCreatorsFileIsRemovedByTheNextAllocation() throws Exception
+    {
+        final Process gone = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-version")
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(gone.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+        Files.createDirectories(memoryDir());
+        final Path stale = memoryDir().resolve(ShmMemory.fileName(gone.pid(), 1));
+        final ByteBuffer b = ByteBuffer.allocate((int) ShmMemory.HEADER + 4096).order(ByteOrder.nativeOrder());
+        b.putLong(0, ShmMemory.MAGIC).putInt(8, ShmMemory.VERSION).putLong(16, gone.pid()).putLong(24, 0)
+            .putLong(32, 4096);
+        Files.write(stale, b.array());
+        try (ShmMemory m = ShmMemory.allocate(dir, 4096))
+        {
+            assertFalse(Files.exists(stale), "the file of a dead creator was removed");
+            assertTrue(Files.exists(m.path));
+        }
+    }
+
+    @Test
+    void sharedVirtualRegistrationTakesSharedMemoryUnderItsCookieOnly()
+    {
+        try (ShmNode node = ShmNode.open(dir, "ia", ""); ShmMemory m = ShmMemory.allocate(dir, 1 << 20))
+        {
+            final MemorySegment part = m.memory().asSlice(4096, 65536);
+            final Lmr lmr = node.ia.lmrCreate(MemType.SHARED_VIRTUAL, RegionDescription.forSharedMemory(part,
+                m.cookie()), part.byteSize(), node.pz, MemPriv.ALL_FLAG);
+            final LmrParam p = new LmrParam();
+            lmr.query(LmrParam.FIELD_ALL, p);
+            assertEquals(MemType.SHARED_VIRTUAL, p.memType);
+            assertEquals(part.address(), lmr.registeredAddress());
+            lmr.free();
+
+            // dat_lmr_create: DAT_INVALID_STATE for memory the platform did not create as shared
+            final MemorySegment ordinary = node.memory(65536);
+            final DatException notShared = assertThrows(DatException.class, () -> node.ia.lmrCreate(
+                MemType.SHARED_VIRTUAL, RegionDescription.forSharedMemory(ordinary, m.cookie()), 65536, node.pz,
+                MemPriv.ALL_FLAG));
+            assertEquals(DatReturnType.INVALID_STATE, notShared.status().type());
+            final byte[] other = new byte[Dat.LMR_COOKIE_SIZE];
+            final DatException wrongCookie = assertThrows(DatException.class, () -> node.ia.lmrCreate(
+                MemType.SHARED_VIRTUAL, RegionDescription.forSharedMemory(part, other), part.byteSize(), node.pz,
+                MemPriv.ALL_FLAG));
+            assertEquals(DatReturnType.INVALID_STATE, wrongCookie.status().type());
+        }
+    }
+}
