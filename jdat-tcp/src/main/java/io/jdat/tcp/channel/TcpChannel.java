@@ -756,6 +756,7 @@ final class TcpChannel extends Io implements Channel
         port.remove(this);
         port.unregisterForPolling(this);
         Sockets.close(sock);
+        port.released();
         outbound.clear();
         current = null;
         dropSent();

@@ -44,6 +44,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 /**
@@ -72,6 +73,10 @@ final class TcpPort implements TransportPort
      * beyond, it asks the polling selector which ones have bytes.
      */
     private static final int DIRECT_POLL_MAX = 4;
+    /** For selections that only release closed channels: readiness is level-triggered, nothing is lost. */
+    private static final Consumer<SelectionKey> IGNORE = k ->
+    {
+    };
     private static final TcpChannel[] NO_CHANNELS = {};
     /** Buffers kept for connections that need one of their own again. */
     private static final int MAX_SPARE_BUFFERS = 16;
@@ -453,6 +458,32 @@ final class TcpPort implements TransportPort
                 channels = fewer;
                 return;
             }
+        }
+    }
+
+    /**
+     * A channel registered with the poll and wait selectors was closed. Its socket is released
+     * only once each of them has selected since (a closed channel stays registered until then,
+     * see {@link java.nio.channels.Selector}), and they select only while consumers poll more than
+     * {@value #DIRECT_POLL_MAX} connections or block in {@link #awaitProgress}: let them select
+     * now, or every connection of a long-lived IA keeps a file descriptor. Under {@link #progress}.
+     */
+    void released()
+    {
+        try
+        {
+            pollSelector.selectNow(IGNORE);
+            if (waiter.get() == null)
+            {
+                // a waiter blocked in it releases the channel when its select ends; one that
+                // starts just now is woken, so that this selection does not wait for it
+                waitSelector.wakeup();
+                waitSelector.selectNow(IGNORE);
+            }
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            // the port closed: closing the selectors released everything
         }
     }
 
