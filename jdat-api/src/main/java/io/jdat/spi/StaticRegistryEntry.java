@@ -25,13 +25,31 @@ public record StaticRegistryEntry(ProviderInfo info, boolean isDefault, String l
             instanceData, "");
     }
 
-    /** The line as {@code dat.conf} would hold it. */
+    /** The line as {@code dat.conf} would hold it; {@code DatConf.parse} reads it back as this entry. */
     public String toConfLine()
     {
-        return info.iaName() + " u" + info.daplVersionMajor() + "." + info.daplVersionMinor() + " "
+        return field(info.iaName()) + " u" + info.daplVersionMajor() + "." + info.daplVersionMinor() + " "
             + (info.isThreadSafe() ? "threadsafe" : "nonthreadsafe") + " "
-            + (isDefault ? "default" : "nondefault") + " " + library + " " + providerVersion + " "
+            + (isDefault ? "default" : "nondefault") + " " + field(library) + " " + field(providerVersion) + " "
             + quote(instanceData) + " " + quote(platformInfo);
+    }
+
+    /** A field as it is when it can stand unquoted, else quoted (when empty, or holding blanks, quotes, '#' or a backslash). */
+    private static String field(final String s)
+    {
+        if (s == null || s.isEmpty())
+        {
+            return quote(s);
+        }
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            if (Character.isWhitespace(c) || c == '"' || c == '#' || c == '\\')
+            {
+                return quote(s);
+            }
+        }
+        return s;
     }
 
     private static String quote(final String s)
