@@ -251,7 +251,17 @@ public final class Registry
                 throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
                     "IA '" + name + "': provider library '" + bestStatic.library() + "' is not on the path");
             }
-            lib.providerInit(best, bestStatic.instanceData());
+            try
+            {
+                lib.providerInit(best, bestStatic.instanceData());
+            }
+            catch (final RuntimeException e)
+            {
+                // dat_provider_init cannot fail in C; a name it did not register is not found (libdat)
+                throw new DatException(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                    "IA '" + name + "': provider library '" + bestStatic.library()
+                    + "' refused the instance data of its dat.conf entry: " + e.getMessage());
+            }
             initialisedByRegistry.add(best);
         }
         return best;

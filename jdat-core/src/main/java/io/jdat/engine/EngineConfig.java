@@ -69,7 +69,11 @@ public final class EngineConfig
         evdSpinMicros = longValue("evd_spin_us", Long.getLong("jdat.evd.spinMicros", 20L));
     }
 
-    /** Parses instance data; never throws (malformed pairs are kept as given, unusable as numbers). */
+    /**
+     * Parses instance data. Pairs without a value are kept as given.
+     *
+     * @throws IllegalArgumentException if a limit is not a number
+     */
     public static EngineConfig parse(final String instanceData)
     {
         final Map<String, String> map = new LinkedHashMap<>();
