@@ -1931,15 +1931,33 @@ final class EpImpl extends EngineObject implements Endpoint
 
     /**
      * Every request not yet complete completes in error, in order: the culprit with its status,
-     * the rest flushed. The ring is not reused afterwards (see {@link #reset()}). Lock held.
+     * the rest flushed; so does every request behind the first of them whose success was not
+     * reported yet (completions come in posting order, and once one is an error every later one
+     * is too: dat_ep_disconnect, digest §3.4). The ring is not reused afterwards (see
+     * {@link #reset()}). Lock held.
      */
     private void flushRequests(final WorkRequest culprit, final DtoStatus culpritStatus)
     {
+        boolean failing = false;
         for (long i = sqHead; i < sqTail; i++)
         {
             final WorkRequest wr = sq[(int) (i % sq.length)];
-            if (wr.state != WorkRequest.DONE)
+            if (wr.state == WorkRequest.DONE)
             {
+                if (failing && wr.status == DtoStatus.SUCCESS && wr.op != WorkRequest.BIND)
+                {
+                    // sent, but reported behind a request that failed
+                    wr.status = DtoStatus.ERR_FLUSHED;
+                    wr.transferred = 0;
+                }
+                else if (wr.status != DtoStatus.SUCCESS)
+                {
+                    failing = true;
+                }
+            }
+            else
+            {
+                failing = true;
                 wr.state = WorkRequest.DONE;
                 wr.status = wr == culprit ? culpritStatus : DtoStatus.ERR_FLUSHED;
                 wr.transferred = 0;
