@@ -12,6 +12,7 @@ import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.Mpa;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -40,8 +41,10 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
  * engine or sent here for a malformed FPDU (a CRC error, a bad length, version, opcode or queue
  * number), is followed by FIN, and the socket is drained until the peer closes so that the peer
  * reads the Terminate rather than a reset. The peer's FIN is a peer close; a reset, an I/O error,
- * the peer's Terminate, a stream cut inside an FPDU, TCP keepalive failing on an idle connection
- * or a send that made no progress for {@code liveness_ms} break the connection.
+ * the peer's Terminate, a stream cut inside an FPDU, TCP keepalive failing on an idle connection,
+ * a send that made no progress for {@code liveness_ms}, or a silent peer that acknowledged none
+ * of our bytes in flight for that long (the kernel's TCP table, {@link KernelQueues}) break the
+ * connection.
  */
 final class TcpChannel extends Io implements Channel
 {
@@ -104,6 +107,17 @@ final class TcpChannel extends Io implements Channel
     private long lastInbound;
     /** RDMA Read Requests sent whose Response has not ended yet. */
     private int readsOutstanding;
+    /** Where this connection appears in the kernel's TCP tables ({@link KernelQueues}); empty if unknown. */
+    private final String[] kernelKeys;
+    /** Bytes read so far, and at the last tick. */
+    private long received;
+    private long receivedAtTick;
+    /** When the peer was last known alive: bytes came, or the kernel saw our data acknowledged. */
+    private long heardAt;
+    /** The last look at the kernel's queue: when, written then, and the bytes it held unacknowledged (-1: none). */
+    private long lookedAt;
+    private long writtenAtLook;
+    private long queuedAtLook = -1;
     private long deadline;
     /** Messages encoded and not yet reported, with the stream position after each: a power-of-two ring. */
     private OutboundMessage[] sentMsg = new OutboundMessage[64];
@@ -127,6 +141,17 @@ final class TcpChannel extends Io implements Channel
         this.livenessNanos = port.transport.livenessMillis * 1_000_000L;
         this.txOpen = active;
         this.awaitRtr = awaitRtr;
+        String[] keys;
+        try
+        {
+            keys = KernelQueues.keys((InetSocketAddress) sock.getLocalAddress(),
+                (InetSocketAddress) sock.getRemoteAddress());
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            keys = new String[0];
+        }
+        this.kernelKeys = keys;
     }
 
     /** The initiator's ready-to-receive message goes first (RFC 6581 peer-to-peer mode). Before {@link #started()}. */
@@ -140,6 +165,7 @@ final class TcpChannel extends Io implements Channel
     {
         lastProgress = System.nanoTime();
         lastInbound = lastProgress;
+        heardAt = lastProgress;
         want(SelectionKey.OP_READ);
         try
         {
@@ -334,6 +360,12 @@ final class TcpChannel extends Io implements Channel
         {
             case OPEN ->
             {
+                if (received != receivedAtTick)
+                {
+                    // bytes came: the peer is alive
+                    receivedAtTick = received;
+                    heardAt = now;
+                }
                 if (tx != null && tx.position() > 0 && now - lastProgress > livenessNanos)
                 {
                     // the peer took nothing for the whole liveness bound: dead, or its link is
@@ -350,6 +382,12 @@ final class TcpChannel extends Io implements Channel
                 {
                     // messages posted without a flush
                     transmit();
+                }
+                if (state == OPEN && kernelKeys.length > 0 && now - heardAt > livenessNanos / 2
+                    && (written != writtenAtLook || queuedAtLook != 0))
+                {
+                    // the peer was silent for a while and we sent since: are our bytes acknowledged?
+                    port.lookAtKernelQueue(this);
                 }
             }
             case CLOSING ->
@@ -371,6 +409,47 @@ final class TcpChannel extends Io implements Channel
                 // done
             }
         }
+    }
+
+    String[] kernelKeys()
+    {
+        return kernelKeys;
+    }
+
+    /**
+     * What the kernel holds of ours unacknowledged ({@code queued}, -1 if the connection was not
+     * found). Bytes acknowledged since the last look mean the peer was alive at the last look
+     * (when exactly is not known); none acknowledged since the last look, with the peer silent
+     * for the whole liveness bound, breaks the connection. This finds a peer that vanished while
+     * our last bytes were in flight, which TCP keepalive cannot (it probes only an idle
+     * connection) and TCP itself notices only after many minutes of retransmissions.
+     */
+    void kernelQueue(final long queued, final long now)
+    {
+        if (state != OPEN || queued < 0)
+        {
+            return;
+        }
+        if (queued == 0)
+        {
+            // nothing in flight: an idle connection, which keepalive watches
+            heardAt = now;
+        }
+        else if (queuedAtLook >= 0)
+        {
+            if (written - writtenAtLook > queued - queuedAtLook)
+            {
+                heardAt = Math.max(heardAt, lookedAt);
+            }
+            else if (now - heardAt > livenessNanos)
+            {
+                finish(CloseReason.BROKEN);
+                return;
+            }
+        }
+        lookedAt = now;
+        writtenAtLook = written;
+        queuedAtLook = queued;
     }
 
     // ---------------------------------------------------------------- receiving
@@ -416,6 +495,7 @@ final class TcpChannel extends Io implements Channel
                 return total;
             }
             total += n;
+            received += n;
             if (readsOutstanding > 0)
             {
                 lastInbound = System.nanoTime();

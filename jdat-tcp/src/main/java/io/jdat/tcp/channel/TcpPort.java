@@ -35,7 +35,9 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -122,6 +124,10 @@ final class TcpPort implements TransportPort
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
     private final Object registry = new Object();
     private volatile boolean closed;
+    /** Channels that asked this tick about the kernel's queue of their bytes, and when it was last read. I/O thread. */
+    private final List<TcpChannel> toLook = new ArrayList<>();
+    private long lookedAt;
+    private final long lookIntervalNanos;
 
     TcpPort(final TcpTransport transport, final TransportContext context)
     {
@@ -131,6 +137,8 @@ final class TcpPort implements TransportPort
         this.bufferSize = Math.max(Math.max(transport.rxBuffer, transport.txBuffer), Fpdu.MAX_FPDU_LENGTH);
         this.rxShared = ByteBuffer.allocateDirect(bufferSize);
         this.txShared = ByteBuffer.allocateDirect(bufferSize);
+        this.lookIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(TICK_MILLIS, transport.livenessMillis / 4));
+        this.lookedAt = System.nanoTime() - lookIntervalNanos;
         try
         {
             if (!bind.isAnyLocalAddress() && NetworkInterface.getByInetAddress(bind) == null)
@@ -187,6 +195,7 @@ final class TcpPort implements TransportPort
                         {
                             tick(x, now);
                         }
+                        lookAtKernelQueues(now);
                     }
                 }
                 finally
@@ -255,6 +264,54 @@ final class TcpPort implements TransportPort
         {
             LOG.log(System.Logger.Level.ERROR, "tcp: " + x + " failed", e);
             x.failed();
+        }
+    }
+
+    /** A channel's tick asks what the kernel holds of its bytes unacknowledged ({@link TcpChannel#kernelQueue}). */
+    void lookAtKernelQueue(final TcpChannel c)
+    {
+        toLook.add(c);
+    }
+
+    /**
+     * Answers the channels that asked this tick, with one read of the kernel's tables, at most
+     * every quarter of the liveness bound. Under the progress lock.
+     */
+    private void lookAtKernelQueues(final long now)
+    {
+        if (toLook.isEmpty())
+        {
+            return;
+        }
+        try
+        {
+            if (now - lookedAt >= lookIntervalNanos)
+            {
+                lookedAt = now;
+                final Set<String> keys = new HashSet<>();
+                for (final TcpChannel c : toLook)
+                {
+                    keys.addAll(List.of(c.kernelKeys()));
+                }
+                final Map<String, Long> queued = KernelQueues.read(keys);
+                for (final TcpChannel c : toLook)
+                {
+                    long q = -1;
+                    for (final String k : c.kernelKeys())
+                    {
+                        q = Math.max(q, queued.getOrDefault(k, -1L));
+                    }
+                    c.kernelQueue(q, now);
+                }
+            }
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.ERROR, "tcp: looking at the kernel's TCP queues failed", e);
+        }
+        finally
+        {
+            toLook.clear();
         }
     }
 

@@ -35,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       (the default), what Linux peers carry</li>
  *   <li>{@code liveness_ms}: the bound on noticing a dead peer (default 5000, at least 2000): TCP
  *       keepalive probes an idle connection, and a connection whose sending made no progress for
- *       that long is broken</li>
+ *       that long, or whose bytes in flight a silent peer did not acknowledge for that long, is
+ *       broken</li>
  *   <li>{@code mpa_timeout_ms}: how long an accepted TCP connection may take to send its MPA
  *       Request (default 10000)</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate waits for the peer to

@@ -58,8 +58,13 @@
  * {@code liveness_ms} (default 5000, reported as the IA's transport attribute
  * {@code jdat.tcp.liveness_ms}): TCP keepalive probes an idle connection; a connection whose
  * sending made no progress for that long, or that waits for an RDMA Read Response and received
- * nothing for that long, is broken. Known gap: Sends and Writes the kernel already took (their
- * DTOs completed) to a peer that vanished without a reset, with nothing posted after them, are
- * noticed only when TCP's own retransmissions give up, or when later posts fill the socket.
+ * nothing for that long, is broken; and so is one whose peer sent nothing and acknowledged none
+ * of the bytes the kernel still holds for it for that long. That last case, Sends and Writes the
+ * kernel took (their DTOs completed) to a peer that vanished without a reset, keepalive cannot
+ * see (it probes only while nothing is in flight); the JDK offers no {@code TCP_USER_TIMEOUT},
+ * so the channel reads the unacknowledged bytes from Linux's {@code /proc/self/net/tcp} and
+ * {@code tcp6} ({@code KernelQueues}), once per quarter of the bound and only while some
+ * connection has been silent for half of it. Elsewhere than Linux that case is noticed only
+ * when TCP's own retransmissions give up, or when later posts fill the socket.
  */
 package io.jdat.tcp.channel;
