@@ -28,6 +28,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * after setup runs in progress rounds under one lock: on the I/O thread, on a consumer thread
  * that polls an EVD ({@link #poll()}), or on a thread that posts ({@link #flush}). Whoever finds
  * the lock taken leaves the work to its holder and wakes the I/O thread.
+ *
+ * <p>While a consumer polls, its rounds move every connection of the port, so the I/O thread
+ * steps aside: it parks until no poll happened for {@code poll_grace_ns} or the consumer stops
+ * polling to park ({@link #pollingStopped()}), instead of spinning beside it. On a machine with
+ * few cores a spinning I/O thread takes the core the peer process needs to answer.
  */
 final class ShmPort implements TransportPort
 {
@@ -45,9 +50,18 @@ final class ShmPort implements TransportPort
     private final Thread io;
     private volatile boolean closed;
     private volatile boolean wake;
-    /** Bytes of RDMA Writes and Read Responses sent and received as direct records (progress lock held to add). */
-    volatile long directSent;
-    volatile long directReceived;
+    /** When a consumer last made progress inline ({@link #poll()}); 0 after it stopped polling. */
+    private volatile long lastPoll;
+    /*
+     * Counters for the transport attributes, added to under the progress lock; read without it,
+     * a reader may see them a little behind.
+     */
+    /** Bytes of RDMA Writes and Read Responses sent and received as direct records. */
+    long directSent;
+    long directReceived;
+    /** Progress rounds run on the I/O thread and on consumer threads. */
+    private long ioRounds;
+    private long inlineRounds;
 
     ShmPort(final ShmTransport transport, final TransportContext context)
     {
@@ -64,14 +78,37 @@ final class ShmPort implements TransportPort
     private void run()
     {
         final Backoff.State idle = transport.backoff.newState();
+        final long grace = transport.pollGraceNanos;
+        boolean aside = false;
         while (!closed)
         {
+            final long polled = lastPoll;
+            if (polled != 0 && grace > 0)
+            {
+                final long since = System.nanoTime() - polled;
+                if (since < grace)
+                {
+                    // a consumer moves the rings: stay out of its way until it stops or goes quiet
+                    aside = true;
+                    LockSupport.parkNanos(this, grace - since);
+                    continue;
+                }
+                // it went quiet (descheduled, or busy elsewhere): carry on where the backoff was
+                aside = false;
+            }
+            else if (aside)
+            {
+                // it stopped polling to park, and an answer may be close: start the backoff anew
+                aside = false;
+                idle.idle(1);
+            }
             int n = 0;
             if (progress.tryLock())
             {
                 try
                 {
                     n = round();
+                    ioRounds++;
                 }
                 finally
                 {
@@ -110,17 +147,34 @@ final class ShmPort implements TransportPort
     @Override
     public int poll()
     {
-        if (closed || progress.isHeldByCurrentThread() || !progress.tryLock())
+        if (closed || progress.isHeldByCurrentThread())
+        {
+            return 0;
+        }
+        lastPoll = System.nanoTime() | 1;
+        if (!progress.tryLock())
         {
             return 0;
         }
         try
         {
+            inlineRounds++;
             return round();
         }
         finally
         {
             progress.unlock();
+        }
+    }
+
+    /** The consumer that polled is about to park: the I/O thread takes over at once. */
+    @Override
+    public void pollingStopped()
+    {
+        if (lastPoll != 0)
+        {
+            lastPoll = 0;
+            LockSupport.unpark(io);
         }
     }
 
@@ -205,7 +259,9 @@ final class ShmPort implements TransportPort
             new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)),
             new NamedAttr("jdat.shm.direct_min", Long.toString(transport.directMin)),
             new NamedAttr("jdat.shm.direct_bytes_sent", Long.toString(directSent)),
-            new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)));
+            new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)),
+            new NamedAttr("jdat.shm.rounds_io_thread", Long.toString(ioRounds)),
+            new NamedAttr("jdat.shm.rounds_inline", Long.toString(inlineRounds)));
     }
 
     @Override

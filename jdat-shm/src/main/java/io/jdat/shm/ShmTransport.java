@@ -27,6 +27,9 @@ import java.nio.file.Path;
  *   <li>{@code idle_spin_ns}, {@code idle_yield_ns}, {@code idle_park_min_ns}, {@code idle_park_max_ns}:
  *       how the I/O thread waits after its last work (default 20000, 200000, 1000, 1000000; see
  *       {@link Backoff})</li>
+ *   <li>{@code poll_grace_ns}: while a consumer thread moved the rings inline (polling an EVD)
+ *       this recently, the I/O thread stays parked instead of competing with it for a core
+ *       (default 100000; 0: the I/O thread never steps aside)</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code direct_min}: RDMA Writes and Read Responses of at least this many bytes out of
  *       shared memory ({@link ShmMemory}) travel as a reference to it instead of through the ring
@@ -45,6 +48,7 @@ final class ShmTransport implements Transport
     final int ringSize;
     final int maxChunk;
     final Backoff backoff;
+    final long pollGraceNanos;
     final long livenessNanos;
     final long closeTimeoutNanos;
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
@@ -87,6 +91,7 @@ final class ShmTransport implements Transport
             bounded(config, "idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
             bounded(config, "idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
             bounded(config, "idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
+        this.pollGraceNanos = bounded(config, "poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.directMin = bounded(config, "direct_min", 65536, 0, Long.MAX_VALUE);

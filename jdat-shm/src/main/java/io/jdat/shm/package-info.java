@@ -35,7 +35,9 @@
  * <p><b>Progress and waiting.</b> One thread per IA instance ({@code jdat-shm-IA-N-io}) moves
  * every connection of the instance and waits with a spin, yield, park backoff
  * ({@code Backoff}); posting threads and consumers polling an EVD move it inline
- * when the thread is not busy.
+ * when the thread is not busy. While a consumer polls, the I/O thread steps aside (parks) rather
+ * than spin beside it; it takes over again when the consumer parks in {@code dat_evd_wait} or has
+ * not polled for {@code poll_grace_ns}.
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
  * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after

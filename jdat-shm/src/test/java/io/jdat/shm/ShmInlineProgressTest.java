@@ -1,0 +1,159 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.ShmNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EventNumber;
+import io.jdat.IaAttr;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * While consumers poll their EVDs, their rounds move the rings and the IAs' I/O threads stay
+ * parked instead of spinning beside them; when a consumer waits instead, the I/O thread carries
+ * the traffic again.
+ */
+class ShmInlineProgressTest
+{
+    private static final int ROUND_TRIPS = 1_000;
+
+    private Path dir;
+
+    @BeforeEach
+    void dir()
+    {
+        dir = TestFiles.freshDir();
+    }
+
+    @AfterEach
+    void clean()
+    {
+        TestFiles.delete(dir);
+    }
+
+    /**
+     * Runs a polled Send ping-pong of {@link #ROUND_TRIPS} between two IAs; returns the client
+     * IA's progress rounds on its I/O thread and on the polling thread.
+     */
+    private long[] roundsWhilePolling(final String instanceData) throws Exception
+    {
+        try (ShmNode server = ShmNode.open(dir, "srv", instanceData);
+            ShmNode client = ShmNode.open(dir, "cli", instanceData))
+        {
+            final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
+            final ShmNode.Ep c = pair[0];
+            final ShmNode.Ep s = pair[1];
+            final Lmr cm = client.lmr(8192);
+            final Lmr sm = server.lmr(8192);
+            final LmrTriplet[] ping = {LmrTriplet.of(cm, 0, 64)};
+            final LmrTriplet[] pingRecv = {LmrTriplet.of(cm, 4096, 64)};
+            final LmrTriplet[] pong = {LmrTriplet.of(sm, 0, 64)};
+            final LmrTriplet[] pongRecv = {LmrTriplet.of(sm, 4096, 64)};
+            for (int i = 0; i < 8; i++)
+            {
+                c.ep().postRecv(1, pingRecv, 0, 0);
+                s.ep().postRecv(1, pongRecv, 0, 0);
+            }
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final AtomicReference<String> failure = new AtomicReference<>();
+            final Thread echo = new Thread(() ->
+            {
+                final DatEvent ev = new DatEvent();
+                while (running.get())
+                {
+                    if (s.recv().dequeue(ev) == DatStatus.SUCCESS)
+                    {
+                        if (ev.dto.status != DtoStatus.SUCCESS)
+                        {
+                            failure.set("echo: " + ev);
+                            return;
+                        }
+                        s.ep().postRecv(1, pongRecv, 0, 0);
+                        s.ep().postSend(1, pong, 0, CompletionFlags.SUPPRESS_FLAG);
+                    }
+                }
+            }, "test-echo");
+            final Thread pinger = new Thread(() ->
+            {
+                final DatEvent ev = new DatEvent();
+                for (int i = 0; i < ROUND_TRIPS; i++)
+                {
+                    c.ep().postSend(1, ping, 0, CompletionFlags.SUPPRESS_FLAG);
+                    final long deadline = System.nanoTime() + 2_000_000_000L;
+                    while (c.recv().dequeue(ev) != DatStatus.SUCCESS)
+                    {
+                        if (System.nanoTime() > deadline)
+                        {
+                            failure.set("no answer within 2 s");
+                            return;
+                        }
+                    }
+                    c.ep().postRecv(1, pingRecv, 0, 0);
+                }
+            }, "test-ping");
+            final long[] before = rounds(client);
+            echo.start();
+            pinger.start();
+            pinger.join(60_000);
+            final long[] after = rounds(client);
+            running.set(false);
+            echo.join(5000);
+            assertEquals(null, failure.get());
+            final long[] rounds = {after[0] - before[0], after[1] - before[1]};
+
+            // a consumer that waits past its spin parks and hands the rings back to the I/O thread
+            // at once, however long poll_grace_ns is: a Send posted then arrives without delay
+            final long[] arrived = new long[1];
+            final Thread waiter = new Thread(() ->
+            {
+                final DatEvent got = next(s.recv(), EventNumber.DTO_COMPLETION_EVENT);
+                arrived[0] = got.dto.status == DtoStatus.SUCCESS ? System.nanoTime() : -1;
+            }, "test-waiter");
+            waiter.start();
+            Thread.sleep(50);
+            final long posted = System.nanoTime();
+            c.ep().postSend(1, ping, 0, CompletionFlags.SUPPRESS_FLAG);
+            waiter.join(10_000);
+            assertTrue(arrived[0] > 0, "the waiter got the Send");
+            assertTrue(arrived[0] - posted < 300_000_000L, "the Send took " + (arrived[0] - posted) / 1000
+                + " us to reach the waiting consumer");
+            return rounds;
+        }
+    }
+
+    /** The IA's progress rounds so far: on its I/O thread, inline. */
+    private static long[] rounds(final ShmNode node)
+    {
+        final IaAttr attr = new IaAttr();
+        node.ia.query(IaAttr.FIELD_ALL, attr, 0, null);
+        return new long[] {Long.parseLong(attr.transportAttr("jdat.shm.rounds_io_thread")),
+            Long.parseLong(attr.transportAttr("jdat.shm.rounds_inline"))};
+    }
+
+    @Test
+    void ioThreadStaysParkedWhileConsumersPoll() throws Exception
+    {
+        // an I/O thread that spins for a whole second after its last work before it backs off,
+        // and (stepping aside) waits for a poller silent for a whole second
+        final String spinning = "idle_spin_ns=1000000000";
+        final long[] aside = roundsWhilePolling(spinning + " poll_grace_ns=1000000000");
+        final long[] beside = roundsWhilePolling(spinning + " poll_grace_ns=0");
+        System.out.println("rounds on the I/O thread / on the polling thread: stepping aside " + aside[0] + " / "
+            + aside[1] + ", never stepping aside " + beside[0] + " / " + beside[1] + " (during the ping-pong)");
+        assertTrue(aside[1] >= ROUND_TRIPS, "the polling thread moved the rings: " + aside[1]);
+        // the control: an I/O thread that never steps aside spins beside the pollers
+        assertTrue(aside[0] * 10 < beside[0], "the I/O thread ran " + aside[0] + " rounds beside polling consumers, "
+            + beside[0] + " when it never steps aside");
+    }
+}
