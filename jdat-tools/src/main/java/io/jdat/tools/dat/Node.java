@@ -36,6 +36,7 @@ public final class Node implements AutoCloseable
     /** The IA name that was opened. */
     public final String iaName;
     private final Arena arena = Arena.ofShared();
+    private final java.util.List<AutoCloseable> shared = new java.util.ArrayList<>();
     private boolean closed;
 
     private Node(final String iaName)
@@ -85,6 +86,27 @@ public final class Node implements AutoCloseable
         return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, privileges);
     }
 
+    /**
+     * Registers {@code size} new bytes of the {@code shm} provider's shared memory
+     * ({@code DAT_MEM_TYPE_SHARED_VIRTUAL}), under this IA's provider directory; only on an
+     * {@code shm} IA. RDMA out of it travels as a reference instead of through the rings.
+     */
+    public Lmr registerShared(final long size, final int privileges)
+    {
+        final String dir = attributes().transportAttr("jdat.shm.dir");
+        if (dir == null)
+        {
+            throw new IllegalArgumentException(iaName + " is not an shm IA: it has no shared memory");
+        }
+        final SharedMemory m = SharedMemory.allocate(java.nio.file.Path.of(dir).getParent(), Math.max(1, size));
+        synchronized (this)
+        {
+            shared.add(m);
+        }
+        return ia.lmrCreate(MemType.SHARED_VIRTUAL, RegionDescription.forSharedMemory(m.memory(), m.cookie()),
+            m.memory().byteSize(), pz, privileges);
+    }
+
     /** {@code dat_evd_create}. */
     public EventDispatcher evd(final int qlen, final Cno cno, final int flags)
     {
@@ -123,6 +145,17 @@ public final class Node implements AutoCloseable
             // closed already
         }
         arena.close();
+        for (final AutoCloseable m : shared)
+        {
+            try
+            {
+                m.close();
+            }
+            catch (final Exception e)
+            {
+                // the memory's file is removed with its directory at worst
+            }
+        }
     }
 
     @Override

@@ -90,6 +90,11 @@ public final class PerfCommand implements Callable<Integer>
         description = "latency: poll completions on the posting thread (dat_evd_dequeue) instead of dat_evd_wait")
     private boolean inlinePoll;
 
+    @Option(names = "--shared-memory",
+        description = "shm: both sides' data memory is the provider's shared memory (DAT_MEM_TYPE_SHARED_VIRTUAL), "
+            + "so large RDMA Writes and Reads travel as references instead of through the rings")
+    private boolean sharedMemory;
+
     @Option(names = "--depth", defaultValue = "64", paramLabel = "N",
         description = "bandwidth: outstanding requests and receive credits per stream (default: ${DEFAULT-VALUE})")
     private int depth;
@@ -126,7 +131,7 @@ public final class PerfCommand implements Callable<Integer>
         final Plan plan = plan();
         final PrintWriter out = spec.commandLine().getOut();
         final PerfSide.Settings settings = new PerfSide.Settings(plan.maxSize, depth, inlinePoll,
-            (long) (timeout * 1_000_000));
+            (long) (timeout * 1_000_000), sharedMemory);
         try
         {
             if (listen != null)

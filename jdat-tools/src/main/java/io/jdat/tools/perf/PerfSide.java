@@ -57,13 +57,14 @@ final class PerfSide
      * @param depth         outstanding requests per stream (perftest's tx depth) and receive credits
      * @param poll          whether latency tests poll completions instead of waiting
      * @param timeoutMicros how long any single wait may take
+     * @param shared        shm: the data memory of both sides is the provider's shared memory
      */
-    record Settings(long maxSize, int depth, boolean poll, long timeoutMicros)
+    record Settings(long maxSize, int depth, boolean poll, long timeoutMicros, boolean shared)
     {
         byte[] privateData()
         {
             return (MAGIC + " ctrl max=" + maxSize + " depth=" + depth + " poll=" + (poll ? 1 : 0) + " timeout="
-                + timeoutMicros).getBytes(StandardCharsets.US_ASCII);
+                + timeoutMicros + " shared=" + (shared ? 1 : 0)).getBytes(StandardCharsets.US_ASCII);
         }
 
         static Settings parse(final byte[] privateData)
@@ -74,7 +75,8 @@ final class PerfSide
                 throw new CheckFailed("connection request with unexpected private data: '" + text + "'");
             }
             final Message m = Message.parse(text.substring(MAGIC.length() + 1));
-            return new Settings(m.getLong("max"), m.getInt("depth"), m.getFlag("poll"), m.getLong("timeout"));
+            return new Settings(m.getLong("max"), m.getInt("depth"), m.getFlag("poll"), m.getLong("timeout"),
+                m.getFlag("shared"));
         }
     }
 
@@ -96,7 +98,8 @@ final class PerfSide
             settings.timeoutMicros * 10));
         this.fwd = node.link(role + " fwd", attr, mode, settings.timeoutMicros);
         this.rev = node.link(role + " rev", attr, mode, settings.timeoutMicros);
-        this.data = node.register(2 * settings.maxSize, MemPriv.ALL_FLAG);
+        this.data = settings.shared ? node.registerShared(2 * settings.maxSize, MemPriv.ALL_FLAG)
+            : node.register(2 * settings.maxSize, MemPriv.ALL_FLAG);
         this.credits = node.register(2 * CREDIT_SLOTS * 8, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
         this.memory = data.memory();
     }
