@@ -1,0 +1,484 @@
+package io.jdat.bench;
+
+import io.aeron.Aeron;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.FragmentHandler;
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.Dat;
+import io.jdat.DatEvent;
+import io.jdat.DatOut;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.IaAttr;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.List;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A 64-byte ping-pong between two threads of this process, three ways side by side in one run:
+ * a plain mapped-file ring each way (release/acquire spin, one copy in and one out per hop), Aeron
+ * IPC ({@code aeron:ipc}, an embedded media driver, as Aeron's {@code EmbeddedPingPong}), and jdat's
+ * {@code shm} provider (two IAs of this process, a Send each way, both threads polling
+ * {@code dat_evd_dequeue}). Every round runs each contender in turn, its own echo thread only (two
+ * spinning threads on a 2-core machine, never more), and prints half the round trip (p50, p90,
+ * p99) and the ratios of the medians over the rounds. Not a JMH benchmark: run it as
+ * <pre>
+ *   java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED \
+ *     --enable-native-access=ALL-UNNAMED -cp jdat-bench/target/jdat-benchmarks.jar io.jdat.bench.ShmSideBySide \
+ *     [iterations per round, default 100000] [rounds, default 5]
+ * </pre>
+ * (Aeron's Agrona reaches {@code jdk.internal.misc}; jdat itself needs none of these flags.)
+ */
+public final class ShmSideBySide
+{
+    private static final int SIZE = 64;
+
+    private ShmSideBySide()
+    {
+    }
+
+    /** One way of doing a round trip, with an echo thread it starts and stops. */
+    private interface PingPong extends AutoCloseable
+    {
+        String name();
+
+        void startEcho();
+
+        void stopEcho() throws InterruptedException;
+
+        /** One round trip of {@link #SIZE} bytes. */
+        void roundTrip();
+
+        @Override
+        void close();
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+        final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        final List<PingPong> all = List.of(new MappedFile(), new AeronIpc(), new JdatShm());
+        final double[][] p50 = new double[all.size()][rounds];
+        System.out.printf("64-byte ping-pong, two threads of one process, %d round trips per round, %d rounds;"
+            + " half a round trip in ns%n", iterations, rounds);
+        try
+        {
+            for (int r = 0; r < rounds; r++)
+            {
+                for (int c = 0; c < all.size(); c++)
+                {
+                    final PingPong p = all.get(c);
+                    p.startEcho();
+                    try
+                    {
+                        final long[] half = measure(p, iterations);
+                        p50[c][r] = half[half.length / 2];
+                        System.out.printf("round %d  %-28s p50 %7d  p90 %7d  p99 %8d%n", r + 1, p.name(),
+                            half[half.length / 2], half[(int) (half.length * 0.9)], half[(int) (half.length * 0.99)]);
+                    }
+                    finally
+                    {
+                        p.stopEcho();
+                    }
+                }
+            }
+        }
+        finally
+        {
+            for (final PingPong p : all)
+            {
+                p.close();
+            }
+        }
+        final double[] median = new double[all.size()];
+        for (int c = 0; c < all.size(); c++)
+        {
+            final double[] v = p50[c].clone();
+            Arrays.sort(v);
+            median[c] = v[v.length / 2];
+        }
+        System.out.printf("median of the rounds' p50: mapped file %.0f ns, Aeron IPC %.0f ns, jdat shm %.0f ns%n",
+            median[0], median[1], median[2]);
+        System.out.printf("jdat / mapped file %.2f, jdat / Aeron IPC %.2f, Aeron IPC / mapped file %.2f%n",
+            median[2] / median[0], median[2] / median[1], median[1] / median[0]);
+    }
+
+    /** Half round trips of {@code n} measured iterations after a tenth as many unmeasured, sorted. */
+    private static long[] measure(final PingPong p, final int n)
+    {
+        for (int i = 0; i < n / 10; i++)
+        {
+            p.roundTrip();
+        }
+        final long[] half = new long[n];
+        for (int i = 0; i < n; i++)
+        {
+            final long t0 = System.nanoTime();
+            p.roundTrip();
+            half[i] = (System.nanoTime() - t0) / 2;
+        }
+        Arrays.sort(half);
+        return half;
+    }
+
+    /** An echo thread that runs {@code step} until stopped; step returns whether it did anything. */
+    private static final class Echo
+    {
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Echo(final String name, final java.util.function.BooleanSupplier step)
+        {
+            thread = new Thread(() ->
+            {
+                while (running)
+                {
+                    if (!step.getAsBoolean())
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void stop() throws InterruptedException
+        {
+            running = false;
+            thread.join(5000);
+        }
+    }
+
+    /** The plain baseline: one mapped file, a ring of 64-byte slots each way, a head counter per ring. */
+    private static final class MappedFile implements PingPong
+    {
+        private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+        private static final int SLOTS = 64;
+        private final Arena arena = Arena.ofShared();
+        private final Path file;
+        private final MemorySegment map;
+        private final MemorySegment src;
+        private final MemorySegment dst;
+        private final MemorySegment echoBuf;
+        private long pingSent;
+        private long pongSeen;
+        private long echoSeen;
+        private Echo echo;
+
+        MappedFile() throws IOException
+        {
+            final Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir"));
+            file = Files.createTempFile(dir, "jdat-bench-", ".ring");
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                map = ch.map(FileChannel.MapMode.READ_WRITE, 0, 4096 + 2L * SLOTS * SIZE, arena);
+            }
+            src = arena.allocate(SIZE, 64);
+            dst = arena.allocate(SIZE, 64);
+            echoBuf = arena.allocate(SIZE, 64);
+        }
+
+        @Override
+        public String name()
+        {
+            return "mapped file, plain Java";
+        }
+
+        private static long slot(final int ring, final long n)
+        {
+            return 4096 + ((long) ring * SLOTS + n % SLOTS) * SIZE;
+        }
+
+        @Override
+        public void startEcho()
+        {
+            echo = new Echo("bench-echo-mapped", () ->
+            {
+                final long head = (long) LONG.getAcquire(map, 0L);
+                if (head == echoSeen)
+                {
+                    return false;
+                }
+                MemorySegment.copy(map, slot(0, echoSeen), echoBuf, 0, SIZE);
+                MemorySegment.copy(echoBuf, 0, map, slot(1, echoSeen), SIZE);
+                echoSeen++;
+                LONG.setRelease(map, 128L, echoSeen);
+                return true;
+            });
+        }
+
+        @Override
+        public void stopEcho() throws InterruptedException
+        {
+            echo.stop();
+        }
+
+        @Override
+        public void roundTrip()
+        {
+            MemorySegment.copy(src, 0, map, slot(0, pingSent), SIZE);
+            LONG.setRelease(map, 0L, ++pingSent);
+            while ((long) LONG.getAcquire(map, 128L) == pongSeen)
+            {
+                Thread.onSpinWait();
+            }
+            MemorySegment.copy(map, slot(1, pongSeen), dst, 0, SIZE);
+            pongSeen++;
+        }
+
+        @Override
+        public void close()
+        {
+            arena.close();
+            try
+            {
+                Files.deleteIfExists(file);
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * Aeron IPC as its EmbeddedPingPong sample: a media driver in this process (one shared thread
+     * with Aeron's backoff idle strategy, so it does not spin beside the two measured threads),
+     * {@code aeron:ipc} on stream 1001 one way and 1002 the other; the echo offers each fragment
+     * back as it polls it.
+     */
+    private static final class AeronIpc implements PingPong
+    {
+        private final MediaDriver driver;
+        private final Aeron aeron;
+        private final Publication ping;
+        private final Subscription pingIn;
+        private final Publication pong;
+        private final Subscription pongIn;
+        private final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(SIZE));
+        private final FragmentHandler echoHandler;
+        private int pongs;
+        private final FragmentHandler pongHandler = (b, o, l, h) -> pongs++;
+        private Echo echo;
+
+        AeronIpc()
+        {
+            driver = MediaDriver.launchEmbedded(new MediaDriver.Context().threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(new BackoffIdleStrategy()).dirDeleteOnStart(true).dirDeleteOnShutdown(true));
+            aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
+            ping = aeron.addPublication("aeron:ipc", 1001);
+            pingIn = aeron.addSubscription("aeron:ipc", 1001);
+            pong = aeron.addPublication("aeron:ipc", 1002);
+            pongIn = aeron.addSubscription("aeron:ipc", 1002);
+            while (!ping.isConnected() || !pong.isConnected())
+            {
+                Thread.onSpinWait();
+            }
+            echoHandler = (b, o, l, h) ->
+            {
+                while (pong.offer(b, o, l) < 0)
+                {
+                    Thread.onSpinWait();
+                }
+            };
+        }
+
+        @Override
+        public String name()
+        {
+            return "Aeron IPC (embedded driver)";
+        }
+
+        @Override
+        public void startEcho()
+        {
+            echo = new Echo("bench-echo-aeron", () -> pingIn.poll(echoHandler, 1) > 0);
+        }
+
+        @Override
+        public void stopEcho() throws InterruptedException
+        {
+            echo.stop();
+        }
+
+        @Override
+        public void roundTrip()
+        {
+            while (ping.offer(buffer, 0, SIZE) < 0)
+            {
+                Thread.onSpinWait();
+            }
+            final int want = pongs + 1;
+            while (pongs < want)
+            {
+                if (pongIn.poll(pongHandler, 1) == 0)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            aeron.close();
+            driver.close();
+        }
+    }
+
+    /**
+     * jdat over {@code shm}: two IAs of this process (each with its own port, as two processes
+     * would have), a Send each way; both threads poll {@code dat_evd_dequeue}, so the rings move on
+     * them and the IAs' I/O threads stay parked.
+     */
+    private static final class JdatShm implements PingPong
+    {
+        private static final int DEPTH = 16;
+        private final Arena arena = Arena.ofShared();
+        private final InterfaceAdapter serverIa;
+        private final InterfaceAdapter clientIa;
+        private final Endpoint client;
+        private final Endpoint server;
+        private final EventDispatcher clientRecv;
+        private final EventDispatcher serverRecv;
+        private final LmrTriplet[] ping;
+        private final LmrTriplet[] pingRecv;
+        private final LmrTriplet[] pong;
+        private final LmrTriplet[] pongRecv;
+        private final DatEvent event = new DatEvent();
+        private final DatEvent echoEvent = new DatEvent();
+        private Echo echo;
+
+        JdatShm()
+        {
+            serverIa = Dat.iaOpen("shm", 16, new DatOut<>());
+            clientIa = Dat.iaOpen("shm", 16, new DatOut<>());
+            final ProtectionZone serverPz = serverIa.pzCreate();
+            final ProtectionZone clientPz = clientIa.pzCreate();
+            final Lmr clientLmr = lmr(clientIa, clientPz);
+            final Lmr serverLmr = lmr(serverIa, serverPz);
+            final EpAttr attr = new EpAttr();
+            attr.maxRecvDtos = DEPTH;
+            attr.maxRequestDtos = DEPTH;
+            clientRecv = clientIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG);
+            serverRecv = serverIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG);
+            final EventDispatcher clientConn = clientIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+            final EventDispatcher serverConn = serverIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+            client = clientIa.epCreate(clientPz, clientRecv, clientIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG),
+                clientConn, attr);
+            server = serverIa.epCreate(serverPz, serverRecv, serverIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG),
+                serverConn, attr);
+            final EventDispatcher crEvd = serverIa.evdCreate(8, null, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = serverIa.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            final IaAttr a = new IaAttr();
+            serverIa.query(IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
+            client.connect(a.iaAddress, psp.connQual(), Dat.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+            LoopbackRig.next(crEvd).crArrival.crHandle.accept(server, null);
+            LoopbackRig.expect(LoopbackRig.next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            LoopbackRig.expect(LoopbackRig.next(serverConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            psp.free();
+            ping = new LmrTriplet[] {LmrTriplet.of(clientLmr, 0, SIZE)};
+            pingRecv = new LmrTriplet[] {LmrTriplet.of(clientLmr, 4096, SIZE)};
+            pong = new LmrTriplet[] {LmrTriplet.of(serverLmr, 0, SIZE)};
+            pongRecv = new LmrTriplet[] {LmrTriplet.of(serverLmr, 4096, SIZE)};
+            for (int i = 0; i < DEPTH; i++)
+            {
+                client.postRecv(1, pingRecv, i, 0);
+                server.postRecv(1, pongRecv, i, 0);
+            }
+        }
+
+        private Lmr lmr(final InterfaceAdapter ia, final ProtectionZone pz)
+        {
+            final MemorySegment m = arena.allocate(1 << 16, 4096);
+            return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, MemPriv.ALL_FLAG);
+        }
+
+        @Override
+        public String name()
+        {
+            return "jdat shm (two IAs)";
+        }
+
+        @Override
+        public void startEcho()
+        {
+            echo = new Echo("bench-echo-jdat", () ->
+            {
+                if (serverRecv.dequeue(echoEvent) != DatStatus.SUCCESS)
+                {
+                    return false;
+                }
+                if (echoEvent.dto.status != DtoStatus.SUCCESS)
+                {
+                    throw new IllegalStateException("echo: " + echoEvent);
+                }
+                server.postRecv(1, pongRecv, 0, 0);
+                server.postSend(1, pong, 0, CompletionFlags.SUPPRESS_FLAG);
+                return true;
+            });
+        }
+
+        @Override
+        public void stopEcho() throws InterruptedException
+        {
+            echo.stop();
+        }
+
+        @Override
+        public void roundTrip()
+        {
+            client.postSend(1, ping, 0, CompletionFlags.SUPPRESS_FLAG);
+            while (clientRecv.dequeue(event) != DatStatus.SUCCESS)
+            {
+                Thread.onSpinWait();
+            }
+            if (event.dto.status != DtoStatus.SUCCESS)
+            {
+                throw new IllegalStateException("ping: " + event);
+            }
+            client.postRecv(1, pingRecv, 0, 0);
+        }
+
+        @Override
+        public void close()
+        {
+            clientIa.close(CloseFlags.ABRUPT_FLAG);
+            serverIa.close(CloseFlags.ABRUPT_FLAG);
+            arena.close();
+        }
+    }
+}
