@@ -132,6 +132,24 @@ class PerfTest
         assertTrue(r.out().contains(" send: latency"), r.all());
     }
 
+    @Test
+    void sharedMemoryOnShmSendsLargeRdmaAsReferencesAndChecksTheData()
+    {
+        final Run r = Run.jdat("perf", "-P", "shm", "--shared-memory", "--op", "write,read", "--bw", "--sizes",
+            "64,128K", "--iters", "100");
+        assertEquals(0, r.code(), r.all());
+        // writes of 128 KiB out of the client's memory, read responses out of the server's
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+            "shared memory: (\\d+) bytes sent and (\\d+) received as references").matcher(r.out());
+        assertTrue(m.find(), r.all());
+        assertTrue(Long.parseLong(m.group(1)) >= 100L * 128 * 1024, r.all());
+        assertTrue(Long.parseLong(m.group(2)) >= 100L * 128 * 1024, r.all());
+        final Run bad = Run.jdat("perf", "-P", "shm", "--shared-memory", "--op", "write", "--bw", "--sizes", "128K",
+            "--iters", "20", "--inject-corruption");
+        assertEquals(Jdat.EXIT_FAILED, bad.code(), bad.all());
+        assertTrue(bad.err().contains("data differs at byte"), bad.all());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"send", "write", "read"})
     void corruptedDataFailsTheRun(final String op)

@@ -377,6 +377,12 @@ public final class PerfCommand implements Callable<Integer>
             }
             progress.close();
             client.bye();
+            if (sharedMemory)
+            {
+                final io.jdat.IaAttr a = node.attributes();
+                out.println("shared memory: " + a.transportAttr("jdat.shm.direct_bytes_sent") + " bytes sent and "
+                    + a.transportAttr("jdat.shm.direct_bytes_received") + " received as references to it");
+            }
         }
         return rows;
     }
