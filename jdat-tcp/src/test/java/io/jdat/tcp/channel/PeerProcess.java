@@ -24,12 +24,23 @@ final class PeerProcess implements AutoCloseable
 
     PeerProcess(final String mode, final String instanceData)
     {
+        this(List.of(), TcpPeer.class, mode, instanceData);
+    }
+
+    /**
+     * {@code main} of {@code mainClass} with {@code args}, its command line behind {@code prefix}
+     * (for example {@code ip netns exec NS}, to run it in a network namespace).
+     */
+    PeerProcess(final List<String> prefix, final Class<?> mainClass, final String... args)
+    {
         final String java = ProcessHandle.current().info().command().orElseThrow();
+        final List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss2m",
+            "-cp", System.getProperty("java.class.path"), mainClass.getName()));
+        command.addAll(List.of(args));
         try
         {
-            process = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss2m",
-                "-cp", System.getProperty("java.class.path"), TcpPeer.class.getName(), mode, instanceData)
-                .redirectErrorStream(true).start();
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
         }
         catch (final IOException e)
         {
@@ -80,6 +91,14 @@ final class PeerProcess implements AutoCloseable
                 throw new AssertionError("the peer failed: " + String.join("\n", all));
             }
         }
+    }
+
+    /** Writes one line to the peer's standard input. */
+    void tell(final String line) throws IOException
+    {
+        final var in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
     }
 
     /** Waits for the exit; its code, or fails after {@code seconds}. */
