@@ -173,6 +173,17 @@ final class ShmChannel implements Channel, Work
 
     // ---------------------------------------------------------------- progress
 
+    /**
+     * Nothing to write, nothing published by the peer, nothing of ours newly consumed, and no
+     * close under way (the periodic checks, liveness and deadlines, wait for a full round).
+     */
+    @Override
+    public boolean quiet()
+    {
+        return !finished && state == OPEN && !abortRequested && !closeRequested && current == null && outbound.isEmpty()
+            && !rx.published() && (sentCount == 0 || !tx.headMoved());
+    }
+
     @Override
     public int progress(final long now)
     {

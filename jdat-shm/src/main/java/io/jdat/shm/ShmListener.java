@@ -56,6 +56,13 @@ final class ShmListener implements Listener, Work
         port.wake();
     }
 
+    /** No new request rang the doorbell. */
+    @Override
+    public boolean quiet()
+    {
+        return !closed && file.doorbell() == doorbell;
+    }
+
     @Override
     public int progress(final long now)
     {

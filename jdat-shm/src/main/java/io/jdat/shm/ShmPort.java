@@ -38,6 +38,21 @@ final class ShmPort implements TransportPort
 {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final Work[] NONE = new Work[0];
+    private static final java.lang.invoke.VarHandle POLLS;
+    /** A polling consumer runs a full round (liveness, deadlines) at least once in this many polls. */
+    private static final int QUIET_POLLS = 64;
+
+    static
+    {
+        try
+        {
+            POLLS = java.lang.invoke.MethodHandles.lookup().findVarHandle(ShmPort.class, "polls", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** Connection ids: this process's id above, a sequence below (the file name c-PID-SEQ). */
     private static final AtomicLong SEQUENCE = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
 
@@ -50,8 +65,13 @@ final class ShmPort implements TransportPort
     private final Thread io;
     private volatile boolean closed;
     private volatile boolean wake;
-    /** When a consumer last made progress inline ({@link #poll()}); 0 after it stopped polling. */
-    private volatile long lastPoll;
+    /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
+    private volatile boolean polling;
+    /** Polls so far (an opaque counter: the I/O thread only looks whether it moves). */
+    @SuppressWarnings("unused")
+    private long polls;
+    /** Polls answered from the work's hints since the last round (a hint itself, shared by pollers). */
+    private int quietPolls;
     /*
      * Counters for the transport attributes, added to under the progress lock; read without it,
      * a reader may see them a little behind.
@@ -80,20 +100,22 @@ final class ShmPort implements TransportPort
         final Backoff.State idle = transport.backoff.newState();
         final long grace = transport.pollGraceNanos;
         boolean aside = false;
+        long seen = 0;
         while (!closed)
         {
-            final long polled = lastPoll;
-            if (polled != 0 && grace > 0)
+            if (polling && grace > 0)
             {
-                final long since = System.nanoTime() - polled;
-                if (since < grace)
+                final long now = (long) POLLS.getOpaque(this);
+                if (now != seen)
                 {
                     // a consumer moves the rings: stay out of its way until it stops or goes quiet
+                    seen = now;
                     aside = true;
-                    LockSupport.parkNanos(this, grace - since);
+                    LockSupport.parkNanos(this, grace);
                     continue;
                 }
-                // it went quiet (descheduled, or busy elsewhere): carry on where the backoff was
+                // no poll for a whole grace (descheduled, or busy elsewhere): carry on where the
+                // backoff was, until a poll comes again
                 aside = false;
             }
             else if (aside)
@@ -124,6 +146,27 @@ final class ShmPort implements TransportPort
         }
     }
 
+    /** Whether every piece of work says a round would find nothing ({@link Work#quiet()}); no lock. */
+    private boolean quiet()
+    {
+        try
+        {
+            for (final Work w : work)
+            {
+                if (!w.quiet())
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // a mapping closed under the hint (the work just finished): a round sorts it out
+            return false;
+        }
+    }
+
     /** One pass over every piece of work. Progress lock held. */
     private int round()
     {
@@ -151,13 +194,23 @@ final class ShmPort implements TransportPort
         {
             return 0;
         }
-        lastPoll = System.nanoTime() | 1;
+        POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
+        if (!polling)
+        {
+            polling = true;
+        }
+        if (quietPolls < QUIET_POLLS && quiet())
+        {
+            quietPolls++;
+            return 0;
+        }
         if (!progress.tryLock())
         {
             return 0;
         }
         try
         {
+            quietPolls = 0;
             inlineRounds++;
             return round();
         }
@@ -171,9 +224,9 @@ final class ShmPort implements TransportPort
     @Override
     public void pollingStopped()
     {
-        if (lastPoll != 0)
+        if (polling)
         {
-            lastPoll = 0;
+            polling = false;
             LockSupport.unpark(io);
         }
     }

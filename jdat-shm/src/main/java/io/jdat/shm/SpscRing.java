@@ -135,6 +135,12 @@ final class SpscRing
         Shared.setLongRelease(control, TAIL, position);
     }
 
+    /** Producer, a hint: whether the consumer's head moved since {@link #consumed()} last loaded it. */
+    boolean headMoved()
+    {
+        return Shared.getLongAcquire(control, HEAD) != knownHead;
+    }
+
     /** Producer: how far the consumer has consumed (checked). */
     long consumed()
     {
@@ -165,6 +171,15 @@ final class SpscRing
             throw Corrupt.framing("the producer's tail " + t + " is impossible (head " + position + ")");
         }
         return d;
+    }
+
+    /**
+     * Consumer, a hint without the consumer's lock: whether the producer published beyond what
+     * was consumed (no check; {@link #available()} checks).
+     */
+    boolean published()
+    {
+        return Shared.getLongAcquire(control, TAIL) != position;
     }
 
     /** Consumer: the offset in {@link #data()} of the next record. */

@@ -10,6 +10,17 @@ interface Work
     /** One step; returns how much was done (0 when idle). */
     int progress(long now);
 
+    /**
+     * A hint read without the progress lock, so that a polling consumer can skip rounds with
+     * nothing to do: true when a round would find no work here now. A wrong "quiet" only delays
+     * the work to the port's next full round (one in every few polls); a wrong "not quiet" costs
+     * one round.
+     */
+    default boolean quiet()
+    {
+        return false;
+    }
+
     /** The port is closing: release everything at once, without callbacks to the engine. */
     void shutdown();
 }
