@@ -65,7 +65,18 @@ host_deps() {
   fi
 }
 
+# Unmounts what a build stopped half-way left mounted in the rootfs (debootstrap mounts proc there).
+umount_rootfs() {
+  local m
+  [[ -d $VM/rootfs ]] || return 0
+  for m in $(awk -v r="$VM/rootfs/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
 cmd_build() {
+  trap 'umount_rootfs; exit 143' TERM INT
+  umount_rootfs
   [[ ${1-} == --force ]] && rm -rf "$VM/rootfs" "$VM/disk.img"
   if [[ -f $VM/disk.img && -f $VM/vmlinuz && -f $VM/initrd.img ]]; then log "image exists (build --force to redo)"; return 0; fi
   [[ $(id -u) == 0 ]] || die "build needs root (debootstrap, chroot)"
