@@ -2,7 +2,7 @@
 # siw-vm.sh - a qemu guest running the real Linux SoftiWARP (siw) driver, for
 # interop tests of a host-side iWARP-over-TCP implementation. Loopback only.
 #
-#   siw-vm.sh build [--force]   one-time: debootstrap rootfs, build siw.ko, make disk.img (~4 min)
+#   siw-vm.sh build [--force]   one-time: debootstrap rootfs, build siw.ko, make disk.img (4-7 min)
 #   siw-vm.sh up [SERVER_CMD]   boot in background (TCG), wait for ready (~15-25 s); SERVER_CMD runs in guest
 #   siw-vm.sh run CMD...        run a shell command in the guest over ssh (timeout SIWVM_RUN_TIMEOUT)
 #   siw-vm.sh down              stop qemu (SIGTERM, then SIGKILL; disk is -snapshot, nothing to sync)
