@@ -39,7 +39,10 @@ final class ShmPort implements TransportPort
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final Work[] NONE = new Work[0];
     private static final java.lang.invoke.VarHandle POLLS;
-    /** A polling consumer runs a full round (liveness, deadlines) at least once in this many polls. */
+    /**
+     * A polling consumer runs a full round (liveness, deadlines) at least once in this many polls;
+     * the others skip the work that says it is quiet, or the round altogether.
+     */
     private static final int QUIET_POLLS = 64;
 
     static
@@ -70,8 +73,8 @@ final class ShmPort implements TransportPort
     /** Polls so far (an opaque counter: the I/O thread only looks whether it moves). */
     @SuppressWarnings("unused")
     private long polls;
-    /** Polls answered from the work's hints since the last round (a hint itself, shared by pollers). */
-    private int quietPolls;
+    /** Polls since the last full round (a hint itself, shared by pollers). */
+    private int sinceFullRound;
     /*
      * Counters for the transport attributes, added to under the progress lock; read without it,
      * a reader may see them a little behind.
@@ -129,7 +132,7 @@ final class ShmPort implements TransportPort
             {
                 try
                 {
-                    n = round();
+                    n = round(false);
                     ioRounds++;
                 }
                 finally
@@ -149,16 +152,21 @@ final class ShmPort implements TransportPort
     /** Whether every piece of work says a round would find nothing ({@link Work#quiet()}); no lock. */
     private boolean quiet()
     {
+        for (final Work w : work)
+        {
+            if (!quiet(w))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean quiet(final Work w)
+    {
         try
         {
-            for (final Work w : work)
-            {
-                if (!w.quiet())
-                {
-                    return false;
-                }
-            }
-            return true;
+            return w.quiet();
         }
         catch (final RuntimeException | InternalError e)
         {
@@ -167,13 +175,17 @@ final class ShmPort implements TransportPort
         }
     }
 
-    /** One pass over every piece of work. Progress lock held. */
-    private int round()
+    /** One pass over every piece of work, or over the work that is not quiet. Progress lock held. */
+    private int round(final boolean skipQuiet)
     {
         final long now = System.nanoTime();
         int n = 0;
         for (final Work w : work)
         {
+            if (skipQuiet && quiet(w))
+            {
+                continue;
+            }
             try
             {
                 n += w.progress(now);
@@ -199,9 +211,9 @@ final class ShmPort implements TransportPort
         {
             polling = true;
         }
-        if (quietPolls < QUIET_POLLS && quiet())
+        final boolean full = ++sinceFullRound >= QUIET_POLLS;
+        if (!full && quiet())
         {
-            quietPolls++;
             return 0;
         }
         if (!progress.tryLock())
@@ -210,9 +222,12 @@ final class ShmPort implements TransportPort
         }
         try
         {
-            quietPolls = 0;
+            if (full)
+            {
+                sinceFullRound = 0;
+            }
             inlineRounds++;
-            return round();
+            return round(!full);
         }
         finally
         {
