@@ -52,7 +52,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@code shm} provider (two IAs of this process, a Send each way, both threads polling
  * {@code dat_evd_dequeue}). Every round runs each contender in turn, its own echo thread only (two
  * spinning threads on a 2-core machine, never more), and prints half the round trip (p50, p90,
- * p99) and the ratios of the medians over the rounds. Not a JMH benchmark: run it as
+ * p99) and the median over the rounds of each round's ratios (a round shares one load). Not a
+ * JMH benchmark: run it as
  * <pre>
  *   java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED \
  *     --enable-native-access=ALL-UNNAMED -cp jdat-bench/target/jdat-benchmarks.jar io.jdat.bench.ShmSideBySide \
@@ -121,17 +122,29 @@ public final class ShmSideBySide
                 p.close();
             }
         }
-        final double[] median = new double[all.size()];
-        for (int c = 0; c < all.size(); c++)
-        {
-            final double[] v = p50[c].clone();
-            Arrays.sort(v);
-            median[c] = v[v.length / 2];
-        }
         System.out.printf("median of the rounds' p50: mapped file %.0f ns, Aeron IPC %.0f ns, jdat shm %.0f ns%n",
-            median[0], median[1], median[2]);
-        System.out.printf("jdat / mapped file %.2f, jdat / Aeron IPC %.2f, Aeron IPC / mapped file %.2f%n",
-            median[2] / median[0], median[2] / median[1], median[1] / median[0]);
+            median(p50[0]), median(p50[1]), median(p50[2]));
+        // each round runs the three back to back: their ratio within a round shares the machine's load
+        System.out.printf("median of the rounds' ratios of p50: jdat / mapped file %.2f, jdat / Aeron IPC %.2f,"
+            + " Aeron IPC / mapped file %.2f%n", medianRatio(p50[2], p50[0]), medianRatio(p50[2], p50[1]),
+            medianRatio(p50[1], p50[0]));
+    }
+
+    private static double median(final double[] values)
+    {
+        final double[] v = values.clone();
+        Arrays.sort(v);
+        return v[v.length / 2];
+    }
+
+    private static double medianRatio(final double[] a, final double[] b)
+    {
+        final double[] r = new double[a.length];
+        for (int i = 0; i < a.length; i++)
+        {
+            r[i] = a[i] / b[i];
+        }
+        return median(r);
     }
 
     /** Half round trips of {@code n} measured iterations after a tenth as many unmeasured, sorted. */
