@@ -38,6 +38,8 @@ final class LoopbackChannel implements Channel
     private final ReentrantLock delivering = new ReentrantLock();
     /** This end's handler knows the connection is up: the peer may deliver to it. */
     private volatile boolean ready;
+    /** The link closed before this end was ready: what its handler hears once it is (guarded by this). */
+    private CloseReason closedBeforeReady;
     /** The thread delivering a message of this end until it has reported it sent, else null. */
     private volatile Thread reporting;
 
@@ -49,8 +51,38 @@ final class LoopbackChannel implements Channel
 
     void ready()
     {
-        ready = true;
+        final CloseReason late;
+        synchronized (this)
+        {
+            ready = true;
+            late = closedBeforeReady;
+            closedBeforeReady = null;
+        }
+        if (late != null)
+        {
+            handler.onClosed(late);
+            return;
+        }
         peer.flush();
+    }
+
+    /**
+     * The link closed: this end's handler hears {@code reason} now, or, if the connection is not
+     * up at this end yet, right after it is. The other end may close in the moment between its own
+     * establishment and this end's; the handler here must see the connection up and then closed, as
+     * the other end did, not a setup that failed.
+     */
+    void closed(final CloseReason reason)
+    {
+        synchronized (this)
+        {
+            if (!ready)
+            {
+                closedBeforeReady = reason;
+                return;
+            }
+        }
+        handler.onClosed(reason);
     }
 
     @Override

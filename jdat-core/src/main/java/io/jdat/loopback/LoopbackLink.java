@@ -46,9 +46,9 @@ final class LoopbackLink
         passiveEnd.awaitReported();
         if (fromReason != null)
         {
-            from.handler.onClosed(fromReason);
+            from.closed(fromReason);
         }
-        from.peer.handler.onClosed(peerReason);
+        from.peer.closed(peerReason);
     }
 
     /** The IA instance of {@code port} closed: its end is aborted. */
