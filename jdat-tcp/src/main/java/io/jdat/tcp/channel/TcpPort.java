@@ -117,6 +117,9 @@ final class TcpPort implements TransportPort
     private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
     /** The established connections, copied on change. Under {@link #progress}. */
     private TcpChannel[] channels = NO_CHANNELS;
+    /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under {@link #progress}. */
+    private boolean inPollSelect;
+    private boolean releaseDeferred;
     private final int bufferSize;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
@@ -527,6 +530,11 @@ final class TcpPort implements TransportPort
      */
     void released()
     {
+        if (inPollSelect)
+        {
+            releaseDeferred = true;
+            return;
+        }
         try
         {
             pollSelector.selectNow(IGNORE);
@@ -594,7 +602,21 @@ final class TcpPort implements TransportPort
             }
             else
             {
-                n = pollSelector.selectNow(this::selected);
+                // a channel that ends inside this selection is released after it (no nested select)
+                inPollSelect = true;
+                try
+                {
+                    n = pollSelector.selectNow(this::selected);
+                }
+                finally
+                {
+                    inPollSelect = false;
+                }
+                if (releaseDeferred)
+                {
+                    releaseDeferred = false;
+                    released();
+                }
             }
             if (!tasks.isEmpty() || !ready.isEmpty())
             {
