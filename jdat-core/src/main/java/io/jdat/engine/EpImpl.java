@@ -936,6 +936,8 @@ final class EpImpl extends EngineObject implements Endpoint
             {
                 lock.unlock();
             }
+            // dat_ia_close destroyed the endpoint before its transport refused: the handle is gone
+            checkLive();
             throw e;
         }
         Locks.lock(lock);
