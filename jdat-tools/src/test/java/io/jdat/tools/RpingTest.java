@@ -100,6 +100,19 @@ class RpingTest
         assertTrue(client.out().contains("\nping data: rdma-ping-1: BCDEFGH"), client.all());
     }
 
+    @org.junit.jupiter.api.Test
+    void onShmBothSidesLeaveOutTheAddressAndTheClientFindsTheServerOfThisHost() throws Exception
+    {
+        final Server server = new Server("rping", "--provider", "shm", "-s", "-p", "0", "-C", "100", "-S", "65536",
+            "--timeout", "20");
+        final long port = server.awaitListening();
+        final Run client = Run.jdat("rping", "--provider", "shm", "-c", "-p", Long.toString(port), "-C", "100",
+            "-S", "65536", "-v", "--timeout", "20");
+        assertEquals(0, client.code(), client.all() + server.all());
+        assertEquals(0, server.exit(), server.all());
+        assertTrue(client.out().contains("rping client: 100 pings of 65536 bytes, every byte verified"), client.all());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"loopback", "tcp"})
     void aServerWithoutCountServesUntilTheClientLeaves(final String provider) throws Exception
@@ -148,7 +161,7 @@ class RpingTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rping -c -a 127.0.0.1 -S 10", "rping -s -c", "rping -a 127.0.0.1", "rping -c"})
+    @ValueSource(strings = {"rping -c -a 127.0.0.1 -S 10", "rping -s -c", "rping -a 127.0.0.1", "rping -c -P tcp"})
     void badCommandLinesAreUsageErrors(final String line)
     {
         final Run r = Run.jdat(line.split(" "));

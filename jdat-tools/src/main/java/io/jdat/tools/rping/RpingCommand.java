@@ -48,7 +48,7 @@ public final class RpingCommand implements Callable<Integer>
     }
 
     @Option(names = "-a", paramLabel = "ADDR",
-        description = "client: the server's IA address; server: the IA's own address (checked)")
+        description = "client: the server's IA address (for a host-local IA such as shm, default: this host); server: the IA's own address (checked)")
     private String address;
 
     @Option(names = "-p", paramLabel = "PORT", defaultValue = "" + DEFAULT_PORT,
@@ -89,10 +89,6 @@ public final class RpingCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "-C, -p and --timeout must not be negative");
         }
-        if (role.client && address == null)
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(), "the client needs -a ADDR");
-        }
         final PrintWriter out = spec.commandLine().getOut();
         final long timeoutMicros = timeoutSeconds * 1_000_000L;
         try (Node node = Node.open(provider.name()))
@@ -111,8 +107,14 @@ public final class RpingCommand implements Callable<Integer>
             }
             else
             {
+                // a host-local IA (shm) reaches servers of this host: -a defaults to its own address
+                if (address == null && node.address.isInet())
+                {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "the client needs -a ADDR");
+                }
+                final IaAddress server = address == null ? node.address : IaAddress.parse(address);
                 final RpingClient client = new RpingClient(node, out, verbose, timeoutMicros, size);
-                final long verified = client.run(IaAddress.parse(address), port, count);
+                final long verified = client.run(server, port, count);
                 out.println("rping client: " + verified + " pings of " + size + " bytes, every byte verified");
             }
         }
