@@ -155,7 +155,7 @@ public class EvdLincheckTest
             // the first scenarios also transform the classes they reach, which on a loaded
             // machine can take longer than Lincheck's 30 s per run
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 300 : 20)
+            .iterations(LONG ? 300 : 10)
             .invocationsPerIteration(LONG ? 5_000 : 300)
             .threads(3)
             .actorsPerThread(3)
