@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * the engine; the stress run uses real threads. Both use small queues, so full and empty queues
  * happen in most scenarios. A wait that blocks is not among the operations: the model checker lets
  * a parked thread wake spuriously, so it cannot see a missed wake-up; {@link EvdWakeupStressTest}
- * races blocked waiters on real threads. {@code -Djdat.lincheck.long=true} runs 300 scenarios of
- * 5,000 runs each.
+ * races blocked waiters on real threads. {@code -Djdat.lincheck.long=true} runs 100 scenarios of
+ * 1,000 model-checked runs and 100 of 2,000 stress runs (the whole long set: docs/reliability.md).
  */
 @Tag("lincheck")
 // Lincheck transforms the classes a test reaches on first use: the first test of a JVM takes long
@@ -138,8 +138,8 @@ public class EvdLincheckTest
             // the first scenarios also transform the classes they reach, which on a loaded
             // machine can take longer than Lincheck's 30 s per run
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 300 : 20)
-            .invocationsPerIteration(LONG ? 5_000 : 100)
+            .iterations(LONG ? 100 : 20)
+            .invocationsPerIteration(LONG ? 1_000 : 100)
             .threads(3)
             .actorsPerThread(2)
             .actorsBefore(1)
@@ -155,8 +155,8 @@ public class EvdLincheckTest
             // the first scenarios also transform the classes they reach, which on a loaded
             // machine can take longer than Lincheck's 30 s per run
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 300 : 10)
-            .invocationsPerIteration(LONG ? 5_000 : 300)
+            .iterations(LONG ? 100 : 10)
+            .invocationsPerIteration(LONG ? 2_000 : 300)
             .threads(3)
             .actorsPerThread(3)
             .sequentialSpecification(Model.class)

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * as opaque calls, so every produce and consume would run as one step (a producer that published
  * before it wrote passed 4,000 model-checked runs; the stress mode caught it). Records stream
  * through a ring continuously in {@link SpscRingStressTest}.
- * {@code -Djdat.lincheck.long=true} runs 1,500 times as many scenarios.
+ * {@code -Djdat.lincheck.long=true} runs 100 times as many runs.
  */
 @Tag("lincheck")
 // Lincheck transforms the classes a test reaches on first use: the first test of a JVM takes long
@@ -148,8 +148,8 @@ public class SpscRingLincheckTest
             // the first scenarios also transform the classes they reach, which on a loaded
             // machine can take longer than Lincheck's 30 s per run
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 300 : 10)
-            .invocationsPerIteration(LONG ? 10_000 : 200)
+            .iterations(LONG ? 100 : 10)
+            .invocationsPerIteration(LONG ? 2_000 : 200)
             .threads(2)
             .actorsPerThread(5)
             .actorsBefore(2)
