@@ -224,6 +224,50 @@ class ShmRingFuzzTest
     @FuzzTest(maxDuration = "6s")
     void bytesFromAPeerProcess(final byte[] input) throws Exception
     {
+        // Jazzer interrupts the fuzzing thread when its time is up; an interrupt is no input of a
+        // peer, so the input runs on a thread of its own that the interrupt does not reach
+        final java.util.concurrent.FutureTask<Void> run = new java.util.concurrent.FutureTask<>(() ->
+        {
+            oneInput(input);
+            return null;
+        });
+        final Thread t = Thread.ofPlatform().name("shm-fuzz-input").start(run);
+        boolean interrupted = false;
+        while (true)
+        {
+            try
+            {
+                t.join();
+                break;
+            }
+            catch (final InterruptedException e)
+            {
+                interrupted = true;
+            }
+        }
+        try
+        {
+            run.get();
+        }
+        catch (final java.util.concurrent.ExecutionException e)
+        {
+            if (e.getCause() instanceof Exception x)
+            {
+                throw x;
+            }
+            throw (Error) e.getCause();
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void oneInput(final byte[] input) throws Exception
+    {
         if (input == null || input.length < 1)
         {
             return;
