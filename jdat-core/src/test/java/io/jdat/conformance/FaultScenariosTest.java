@@ -158,8 +158,10 @@ class FaultScenariosTest
 
             final Lmr src = client.lmr((long) recvs * SLOT);
             final CountDownLatch running = new CountDownLatch(2);
+            final java.util.concurrent.atomic.AtomicReference<Thread> waiting = new java.util.concurrent.atomic.AtomicReference<>();
             final CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() ->
             {
+                waiting.set(Thread.currentThread());
                 running.countDown();
                 try
                 {
@@ -196,7 +198,14 @@ class FaultScenariosTest
                 return sent;
             }, Fixture.THREADS);
             assertTrue(running.await(5, TimeUnit.SECONDS));
-            Thread.sleep(1);
+            // close only once the waiter is blocked in dat_evd_wait (parked after its spin)
+            final long blockedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (waiting.get().getState() != Thread.State.WAITING
+                && waiting.get().getState() != Thread.State.TIMED_WAITING)
+            {
+                assertTrue(System.nanoTime() - blockedBy < 0, "the waiter never blocked");
+                Thread.onSpinWait();
+            }
             client.ia.close(CloseFlags.ABRUPT_FLAG);
             final Throwable w = waiter.get(10, TimeUnit.SECONDS);
             assertEquals(null, w, () -> "the waiter: " + w);
