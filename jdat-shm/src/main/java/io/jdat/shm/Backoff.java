@@ -1,12 +1,14 @@
 package io.jdat.shm;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * How the I/O thread waits when there is nothing to do, as Aeron's backoff idle strategy but
  * measured in time: after the last work it spins ({@link Thread#onSpinWait()}) for a while, then
  * yields for a while, then parks for a time that doubles from a minimum to a maximum. Work resets
- * it. The park is the caller's: where futexes are available the I/O thread sleeps on its rings'
- * bells for that long, so a peer that publishes wakes it at once ({@link Futex}); elsewhere it
- * parks, and only threads of this process can unpark it.
+ * it. A process on the other side cannot unpark this thread, so while a peer keeps sending (a
+ * ping-pong, a stream) the thread stays in its spin or yield phase, and only a quiet connection
+ * pays the park; threads of this process unpark it at once.
  *
  * @param spinNanos  how long to spin after the last work ({@code idle_spin_ns})
  * @param yieldNanos how long to yield after that ({@code idle_yield_ns})
@@ -22,17 +24,14 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
         private boolean idle;
         private long park = minParkNs;
 
-        /**
-         * Called after each round with the work it did: spins or yields here, or returns how long
-         * the caller should park (0: go on at once). The caller may wake early (a peer rang).
-         */
-        long idle(final int work)
+        /** Called after each round with the work it did. */
+        void idle(final int work)
         {
             if (work > 0)
             {
                 idle = false;
                 park = minParkNs;
-                return 0;
+                return;
             }
             final long now = System.nanoTime();
             if (!idle)
@@ -44,16 +43,16 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
             if (quiet < spinNanos)
             {
                 Thread.onSpinWait();
-                return 0;
             }
-            if (quiet < spinNanos + yieldNanos)
+            else if (quiet < spinNanos + yieldNanos)
             {
                 Thread.yield();
-                return 0;
             }
-            final long p = park;
-            park = Math.min(park << 1, maxParkNs);
-            return p;
+            else
+            {
+                LockSupport.parkNanos(this, park);
+                park = Math.min(park << 1, maxParkNs);
+            }
         }
     }
 

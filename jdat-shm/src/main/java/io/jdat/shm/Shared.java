@@ -69,11 +69,6 @@ final class Shared
         return LONG.compareAndSet(s, offset, expected, value);
     }
 
-    static int getAndAddInt(final MemorySegment s, final long offset, final int delta)
-    {
-        return (int) INT.getAndAdd(s, offset, delta);
-    }
-
     static long getAndAddLong(final MemorySegment s, final long offset, final long delta)
     {
         return (long) LONG.getAndAdd(s, offset, delta);

@@ -177,57 +177,6 @@ final class ShmChannel implements Channel, Work
      * Nothing to write, nothing published by the peer, nothing of ours newly consumed, and no
      * close under way (the periodic checks, liveness and deadlines, wait for a full round).
      */
-    /**
-     * Sleeps on the peer publishing into the receive ring, and, while messages wait to be
-     * reported sent or to be written, on the peer consuming from the send ring.
-     */
-    @Override
-    public int sleep(final MemorySegment waiters, final int i)
-    {
-        if (state != OPEN || finished)
-        {
-            return i;
-        }
-        if (!outbound.isEmpty())
-        {
-            return -1;
-        }
-        int n = i;
-        final int rxBell = rx.sleep(true);
-        if (rx.published())
-        {
-            return -1;
-        }
-        Futex.set(waiters, n++, rx.bell(true), rxBell);
-        if (sentCount > 0 || current != null)
-        {
-            final int txBell = tx.sleep(false);
-            if (tx.headMoved())
-            {
-                return -1;
-            }
-            Futex.set(waiters, n++, tx.bell(false), txBell);
-        }
-        return n;
-    }
-
-    @Override
-    public void awake()
-    {
-        try
-        {
-            if (!finished)
-            {
-                rx.awake(true);
-                tx.awake(false);
-            }
-        }
-        catch (final RuntimeException | InternalError e)
-        {
-            // the mapping went with the connection, or the peer wrecked it: nothing to clear
-        }
-    }
-
     @Override
     public boolean quiet()
     {

@@ -44,8 +44,6 @@ final class ShmPort implements TransportPort
      * the others skip the work that says it is quiet, or the round altogether.
      */
     private static final int QUIET_POLLS = 64;
-    /** The longest single sleep of a consumer in {@link #awaitProgress}. */
-    private static final long WAITER_SLEEP_NANOS = 10_000_000L;
 
     static
     {
@@ -70,11 +68,6 @@ final class ShmPort implements TransportPort
     private final Thread io;
     private volatile boolean closed;
     private volatile boolean wake;
-    /** Futex sleep ({@link Futex}) of the I/O thread and of a waiting consumer; null where unavailable. */
-    private final Bells ioBells;
-    private final Bells waiterBells;
-    /** A consumer waits in {@link #awaitProgress}. */
-    private final java.util.concurrent.atomic.AtomicBoolean waiterIn = new java.util.concurrent.atomic.AtomicBoolean();
     /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
     private volatile boolean polling;
     /** Polls so far (an opaque counter: the I/O thread only looks whether it moves). */
@@ -98,8 +91,6 @@ final class ShmPort implements TransportPort
         this.transport = transport;
         this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
         ShmDirectory.sweep(dir);
-        this.ioBells = Futex.AVAILABLE ? new Bells() : null;
-        this.waiterBells = Futex.AVAILABLE ? new Bells() : null;
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-shm-" + context.iaName() + "-" + context.instanceId() + "-io");
         io.start();
@@ -115,13 +106,6 @@ final class ShmPort implements TransportPort
         long seen = 0;
         while (!closed)
         {
-            if (waiterIn.get() && grace > 0)
-            {
-                // a consumer sleeps on the rings' bells and moves them when woken
-                aside = true;
-                LockSupport.parkNanos(this, grace);
-                continue;
-            }
             if (polling && grace > 0)
             {
                 final long now = (long) POLLS.getOpaque(this);
@@ -161,172 +145,8 @@ final class ShmPort implements TransportPort
                 wake = false;
                 n++;
             }
-            final long park = idle.idle(n);
-            if (park > 0)
-            {
-                sleep(park);
-            }
+            idle.idle(n);
         }
-    }
-
-    /**
-     * The I/O thread waits up to {@code nanos} for something to do: where futexes are available,
-     * on the bells of every ring it waits for, so that a peer that publishes or consumes wakes it
-     * at once; else it parks (threads of this process unpark it).
-     */
-    private void sleep(final long nanos)
-    {
-        if (ioBells == null || sleepOnBells(ioBells, nanos) == BELLS_UNUSABLE)
-        {
-            LockSupport.parkNanos(this, nanos);
-        }
-    }
-
-    private static final int SLEPT = 0;
-    private static final int WORK_FOUND = 1;
-    private static final int BELLS_UNUSABLE = 2;
-
-    /**
-     * Sleeps up to {@code nanos} on the bells of every ring the port's work waits for, and on
-     * {@code b}'s own bell (threads of this process ring it). Returns {@link #SLEPT},
-     * {@link #WORK_FOUND} (a ring had something after all: no sleep), or {@link #BELLS_UNUSABLE}
-     * (the lock was taken, or more rings than one futex_waitv takes).
-     */
-    private int sleepOnBells(final Bells b, final long nanos)
-    {
-        if (!progress.tryLock())
-        {
-            return BELLS_UNUSABLE;
-        }
-        final Work[] all = work;
-        int n = 1;
-        try
-        {
-            b.sleeping = true;
-            Futex.set(b.waiters, 0, b.bell.address(), Shared.getIntVolatile(b.bell, 0));
-            if (wake || closed || b.rung)
-            {
-                b.rung = false;
-                n = -1;
-            }
-            for (int i = 0; i < all.length && n > 0; i++)
-            {
-                n = n + 2 > Futex.MAX_WAITERS ? -2 : all[i].sleep(b.waiters, n);
-            }
-        }
-        catch (final RuntimeException | InternalError e)
-        {
-            // a ring went bad under us: the next round deals with it
-            n = -1;
-        }
-        finally
-        {
-            progress.unlock();
-        }
-        if (n > 0)
-        {
-            Futex.waitAny(b.waiters, n, b.timespec, nanos);
-        }
-        b.sleeping = false;
-        for (final Work w : all)
-        {
-            w.awake();
-        }
-        return n > 0 ? SLEPT : n == -2 ? BELLS_UNUSABLE : WORK_FOUND;
-    }
-
-    /** Rings {@code b}'s bell if its thread sleeps on it. */
-    private static void ring(final Bells b)
-    {
-        if (b != null)
-        {
-            b.rung = true;
-            if (b.sleeping)
-            {
-                Shared.getAndAddInt(b.bell, 0, 1);
-                Futex.wake(b.bell.address());
-            }
-        }
-    }
-
-    /** What one thread needs to sleep on futexes: its own bell, the waiters, the timeout. */
-    private static final class Bells
-    {
-        final java.lang.foreign.MemorySegment bell;
-        final java.lang.foreign.MemorySegment waiters;
-        final java.lang.foreign.MemorySegment timespec;
-        volatile boolean sleeping;
-        /** Rung since the sleeper last looked (it clears this before it checks for work). */
-        volatile boolean rung;
-
-        Bells()
-        {
-            final java.lang.foreign.Arena a = java.lang.foreign.Arena.ofAuto();
-            bell = a.allocate(64, 64);
-            waiters = a.allocate((long) Futex.MAX_WAITERS * Futex.WAITER_SIZE, 8);
-            timespec = a.allocate(16, 8);
-        }
-    }
-
-    /**
-     * A consumer whose {@code dat_evd_wait} spin ended sleeps here instead of parking, on the
-     * bells of the port's rings: the peer's publication wakes it directly, and it moves the rings
-     * itself (one wake-up per message, where parking costs two: the I/O thread, then the
-     * consumer). One consumer at a time; the I/O thread stays aside meanwhile. Each sleep is at
-     * most 10 ms, so an interrupt is noticed that soon.
-     */
-    @Override
-    public boolean awaitProgress(final long nanos)
-    {
-        if (waiterBells == null || closed || !waiterIn.compareAndSet(false, true))
-        {
-            return false;
-        }
-        try
-        {
-            // what this thread does now covers what the I/O thread was asked for
-            waiterBells.rung = false;
-            wake = false;
-            if (fullRound() > 0)
-            {
-                return true;
-            }
-            if (sleepOnBells(waiterBells, Math.min(nanos, WAITER_SLEEP_NANOS)) == BELLS_UNUSABLE)
-            {
-                LockSupport.parkNanos(this, Math.min(nanos, Math.max(transport.pollGraceNanos, 1000)));
-            }
-            fullRound();
-            return true;
-        }
-        finally
-        {
-            waiterIn.set(false);
-            LockSupport.unpark(io);
-        }
-    }
-
-    /** A full round on the calling thread, if the lock is free. */
-    private int fullRound()
-    {
-        if (!progress.tryLock())
-        {
-            return 0;
-        }
-        try
-        {
-            inlineRounds++;
-            return round(false);
-        }
-        finally
-        {
-            progress.unlock();
-        }
-    }
-
-    @Override
-    public void wakeWaiter()
-    {
-        ring(waiterBells);
     }
 
     /** Whether every piece of work says a round would find nothing ({@link Work#quiet()}); no lock. */
@@ -422,7 +242,7 @@ final class ShmPort implements TransportPort
         if (polling)
         {
             polling = false;
-            wakeIo();
+            LockSupport.unpark(io);
         }
     }
 
@@ -457,16 +277,7 @@ final class ShmPort implements TransportPort
     void wake()
     {
         wake = true;
-        wakeIo();
-    }
-
-    /** Unparks the I/O thread, and rings its bell if it sleeps on its futexes. */
-    private void wakeIo()
-    {
         LockSupport.unpark(io);
-        ring(ioBells);
-        // a consumer asleep in awaitProgress moves the rings too
-        ring(waiterBells);
     }
 
     void add(final Work w)
@@ -780,7 +591,7 @@ final class ShmPort implements TransportPort
             }
             closed = true;
         }
-        wakeIo();
+        LockSupport.unpark(io);
         if (Thread.currentThread() != io)
         {
             try

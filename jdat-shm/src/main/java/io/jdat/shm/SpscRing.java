@@ -10,13 +10,8 @@ import java.lang.foreign.ValueLayout;
  * <pre>
  *   control block (256 bytes)
  *     0    tail  long   bytes ever published by the producer   written by the producer only
- *     64   tailBell int  futex word the producer bumps and wakes after publishing, when
- *     68   consumerSleeps int  the consumer said (1) it sleeps on tailBell (see Futex)
  *     128  head  long   bytes ever consumed by the consumer     written by the consumer only
- *     192  headBell int  futex word the consumer bumps and wakes after consuming, when
- *     196  producerSleeps int  the producer said (1) it sleeps on headBell
- *                       (tail and head each on their own cache line pair, so the two sides do
- *                       not share a line)
+ *                       (each on its own cache line pair, so the two sides do not share a line)
  *
  *   data (capacity bytes, a power of two)
  *     a record starts at (position &amp; (capacity - 1)), 8-byte aligned, and never wraps: a record
@@ -30,13 +25,6 @@ import java.lang.foreign.ValueLayout;
  * every record below it. The consumer stores {@code head} with release once it is done with a
  * record (it has delivered it); the producer loads {@code head} with acquire before it writes
  * over that space again, so the consumer's reads come before the producer's overwrite.
- *
- * <p>Sleeping (only where {@link Futex#AVAILABLE}): a side that wants to sleep until the other
- * moves sets its "sleeps" word, fences, reads the bell, checks once more that the other has not
- * moved, and waits on the bell with a timeout; the other side, after its release store, fences
- * and, if it finds the word set, clears it, bumps the bell and wakes it. One of the two always
- * sees the other's store, so no wake-up is lost; a peer that never rings (or rings for nothing)
- * costs the sleeper at most its timeout, or a spurious wake-up.
  *
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
@@ -55,10 +43,6 @@ final class SpscRing
     static final long TAIL = 0;
     static final long HEAD = 128;
     static final long CONTROL_SIZE = 256;
-    static final long TAIL_BELL = 64;
-    static final long CONSUMER_SLEEPS = 68;
-    static final long HEAD_BELL = 192;
-    static final long PRODUCER_SLEEPS = 196;
     static final int ALIGN = 8;
 
     private final MemorySegment control;
@@ -149,45 +133,6 @@ final class SpscRing
         position += claimed;
         claimed = 0;
         Shared.setLongRelease(control, TAIL, position);
-        if (Futex.AVAILABLE)
-        {
-            ring(CONSUMER_SLEEPS, TAIL_BELL);
-        }
-    }
-
-    /** After a release store: wakes the other side if it said it sleeps. */
-    private void ring(final long sleeps, final long bell)
-    {
-        java.lang.invoke.VarHandle.fullFence();
-        if (Shared.getIntVolatile(control, sleeps) != 0 && Shared.casInt(control, sleeps, 1, 0))
-        {
-            Shared.getAndAddInt(control, bell, 1);
-            Futex.wake(control.address() + bell);
-        }
-    }
-
-    /**
-     * Before sleeping until the other side moves (the consumer: until the producer publishes;
-     * the producer: until the consumer consumes): announces it and returns the bell's value to
-     * wait on. The caller then checks once more ({@link #published()}, {@link #headMoved()}).
-     */
-    int sleep(final boolean consumer)
-    {
-        Shared.setIntVolatile(control, consumer ? CONSUMER_SLEEPS : PRODUCER_SLEEPS, 1);
-        java.lang.invoke.VarHandle.fullFence();
-        return Shared.getIntVolatile(control, consumer ? TAIL_BELL : HEAD_BELL);
-    }
-
-    /** The address of the bell the consumer or the producer sleeps on. */
-    long bell(final boolean consumer)
-    {
-        return control.address() + (consumer ? TAIL_BELL : HEAD_BELL);
-    }
-
-    /** Awake again: no more wake-ups wanted. */
-    void awake(final boolean consumer)
-    {
-        Shared.setIntRelease(control, consumer ? CONSUMER_SLEEPS : PRODUCER_SLEEPS, 0);
     }
 
     /** Producer, a hint: whether the consumer's head moved since {@link #consumed()} last loaded it. */
@@ -254,9 +199,5 @@ final class SpscRing
     {
         position += size;
         Shared.setLongRelease(control, HEAD, position);
-        if (Futex.AVAILABLE)
-        {
-            ring(PRODUCER_SLEEPS, HEAD_BELL);
-        }
     }
 }

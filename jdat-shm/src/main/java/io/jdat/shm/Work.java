@@ -21,22 +21,6 @@ interface Work
         return false;
     }
 
-    /**
-     * The I/O thread is about to sleep: announce it on the shared words this work waits on and
-     * add their futex bells to {@code waiters} from entry {@code i} ({@link Futex#set}); returns
-     * the next free entry, or -1 when there is work after all. Work without such words adds none
-     * (the sleep's timeout bounds its delay). Progress lock held.
-     */
-    default int sleep(final java.lang.foreign.MemorySegment waiters, final int i)
-    {
-        return i;
-    }
-
-    /** The I/O thread woke: no more wake-ups wanted. Without the progress lock; must not throw. */
-    default void awake()
-    {
-    }
-
     /** The port is closing: release everything at once, without callbacks to the engine. */
     void shutdown();
 }

@@ -37,11 +37,7 @@
  * ({@code Backoff}); posting threads and consumers polling an EVD move it inline
  * when the thread is not busy. While a consumer polls, the I/O thread steps aside (parks) rather
  * than spin beside it; it takes over again when the consumer parks in {@code dat_evd_wait} or has
- * not polled for {@code poll_grace_ns}. Where futexes are available ({@code Futex}: Linux 5.16 or
- * later, native access enabled), whoever sleeps sleeps on futex words in the rings' control blocks
- * that the peer process wakes when it publishes or consumes: the I/O thread in its backoff's park
- * phase, and a consumer whose {@code dat_evd_wait} spin ended, which then moves the rings itself
- * (the I/O thread steps aside for it too). Elsewhere they park, for at most the backoff's time.
+ * not polled for {@code poll_grace_ns}.
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
  * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after

@@ -27,7 +27,6 @@ final class PeerProcess implements AutoCloseable
         try
         {
             process = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss2m",
-                "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), ShmPeer.class.getName(), dir.toString(), address,
                 Long.toString(qual), mode).redirectErrorStream(true).start();
         }
