@@ -266,6 +266,8 @@ public final class ShmMemory implements AutoCloseable
         }
         catch (final IOException | UnsupportedOperationException e)
         {
+            // gone, unreadable, or on a file system that cannot be mapped: not usable shared
+            // memory, which the caller answers as it does a bad header (a reference into it fails)
             return null;
         }
     }
