@@ -13,6 +13,14 @@ import java.util.function.Consumer;
 final class Hostile implements AutoCloseable
 {
     private static final AtomicLong IDS = new AtomicLong(0xF000_0000L);
+    /**
+     * Interrupts of a test thread that nothing in the test asked for. Under the fuzzer something
+     * outside the provider sets the interrupt status of an input's thread now and then (no Java
+     * caller of Thread.interrupt() was seen); the waits of the hostile harness resume after one,
+     * so that an input never ends half way and leaves its events to the next one.
+     */
+    static final java.util.concurrent.atomic.AtomicInteger STRAY_INTERRUPTS =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     final ConnectionFile file;
     /** What this side writes (active to passive) and what the victim writes. */
@@ -58,7 +66,7 @@ final class Hostile implements AutoCloseable
             {
                 throw new AssertionError("not accepted: state " + file.state());
             }
-            Thread.sleep(1);
+            pause();
         }
         if (!file.transition(ConnectionFile.ACCEPTED, ConnectionFile.ESTABLISHED))
         {
@@ -95,9 +103,19 @@ final class Hostile implements AutoCloseable
             {
                 return -1;
             }
-            Thread.sleep(1);
+            pause();
         }
         return rx.data().get(ValueLayout.JAVA_INT, rx.readIndex() + Frame.TYPE);
+    }
+
+    /** Waits a little between looks at the shared file; an interrupt does not end it. */
+    static void pause()
+    {
+        if (Thread.interrupted())
+        {
+            STRAY_INTERRUPTS.incrementAndGet();
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
     }
 
     @Override
