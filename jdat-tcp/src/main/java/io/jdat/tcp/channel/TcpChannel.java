@@ -553,7 +553,7 @@ final class TcpChannel extends Io implements Channel
         {
             if (b.hasRemaining())
             {
-                rx = port.borrowBuffer();
+                rx = port.borrowRx();
                 rx.put(b);
             }
             b.clear();
@@ -565,7 +565,7 @@ final class TcpChannel extends Io implements Channel
         else
         {
             rx = null;
-            port.returnBuffer(b);
+            port.returnRx(b);
         }
     }
 
@@ -633,7 +633,7 @@ final class TcpChannel extends Io implements Channel
                 {
                     if (b != tx)
                     {
-                        tx = port.borrowBuffer();
+                        tx = port.borrowTx();
                         b.flip();
                         tx.put(b);
                     }
@@ -646,7 +646,7 @@ final class TcpChannel extends Io implements Channel
                 if (b == tx)
                 {
                     tx = null;
-                    port.returnBuffer(b);
+                    port.returnTx(b);
                 }
             }
         }

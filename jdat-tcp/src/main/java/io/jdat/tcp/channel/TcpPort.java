@@ -114,13 +114,15 @@ final class TcpPort implements TransportPort
      */
     final ByteBuffer rxShared;
     final ByteBuffer txShared;
-    private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> spareRx = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> spareTx = new ArrayDeque<>();
     /** The established connections, copied on change. Under {@link #progress}. */
     private TcpChannel[] channels = NO_CHANNELS;
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under {@link #progress}. */
     private boolean inPollSelect;
     private boolean releaseDeferred;
-    private final int bufferSize;
+    private final int rxSize;
+    private final int txSize;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
     private final Set<Io> live = ConcurrentHashMap.newKeySet();
@@ -137,9 +139,11 @@ final class TcpPort implements TransportPort
         this.transport = transport;
         this.bind = transport.address.inet();
         this.family = bind instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
-        this.bufferSize = Math.max(Math.max(transport.rxBuffer, transport.txBuffer), Fpdu.MAX_FPDU_LENGTH);
-        this.rxShared = ByteBuffer.allocateDirect(bufferSize);
-        this.txShared = ByteBuffer.allocateDirect(bufferSize);
+        // both hold at least one whole FPDU of the largest length
+        this.rxSize = Math.max(transport.rxBuffer, Fpdu.MAX_FPDU_LENGTH);
+        this.txSize = Math.max(transport.txBuffer, Fpdu.MAX_FPDU_LENGTH);
+        this.rxShared = ByteBuffer.allocateDirect(rxSize);
+        this.txShared = ByteBuffer.allocateDirect(txSize);
         this.lookIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(TICK_MILLIS, transport.livenessMillis / 4));
         this.lookedAt = System.nanoTime() - lookIntervalNanos;
         try
@@ -399,19 +403,35 @@ final class TcpPort implements TransportPort
         }
     }
 
-    /** A connection's own buffer, empty. Under {@link #progress}. */
-    ByteBuffer borrowBuffer()
+    /** A connection's own receive buffer (as large as {@link #rxShared}), empty. Under {@link #progress}. */
+    ByteBuffer borrowRx()
     {
-        final ByteBuffer b = spareBuffers.poll();
-        return b != null ? b.clear() : ByteBuffer.allocateDirect(bufferSize);
+        final ByteBuffer b = spareRx.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(rxSize);
     }
 
-    /** A connection's own buffer that it no longer needs. Under {@link #progress}. */
-    void returnBuffer(final ByteBuffer b)
+    /** A connection's own send buffer (as large as {@link #txShared}), empty. Under {@link #progress}. */
+    ByteBuffer borrowTx()
     {
-        if (spareBuffers.size() < MAX_SPARE_BUFFERS)
+        final ByteBuffer b = spareTx.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(txSize);
+    }
+
+    /** A receive buffer from {@link #borrowRx()} that its connection no longer needs. Under {@link #progress}. */
+    void returnRx(final ByteBuffer b)
+    {
+        if (spareRx.size() < MAX_SPARE_BUFFERS)
         {
-            spareBuffers.push(b.clear());
+            spareRx.push(b.clear());
+        }
+    }
+
+    /** A send buffer from {@link #borrowTx()} that its connection no longer needs. Under {@link #progress}. */
+    void returnTx(final ByteBuffer b)
+    {
+        if (spareTx.size() < MAX_SPARE_BUFFERS)
+        {
+            spareTx.push(b.clear());
         }
     }
 
