@@ -6,7 +6,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -137,10 +139,16 @@ final class ShmDirectory
     {
         final ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
         jvm.lock();
-        try (FileChannel fc = FileChannel.open(dir.resolve(".lock"), Set.of(StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE), FILE_MODE); FileLock ignored = fc.lock())
+        try
         {
-            return body.get();
+            return uninterruptibly(() ->
+            {
+                try (FileChannel fc = FileChannel.open(dir.resolve(".lock"), Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE), FILE_MODE); FileLock ignored = fc.lock())
+                {
+                    return body.get();
+                }
+            });
         }
         catch (final IOException e)
         {
@@ -155,11 +163,23 @@ final class ShmDirectory
     /** Creates a new file of {@code size} bytes (mode 0600) and maps it; null if the name exists. */
     static MemorySegment create(final Path path, final long size, final Arena arena)
     {
-        try (FileChannel fc = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE), FILE_MODE))
+        try
         {
-            fc.write(ByteBuffer.allocate(1), size - 1);
-            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return uninterruptibly(() ->
+            {
+                try (FileChannel fc = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE), FILE_MODE))
+                {
+                    fc.write(ByteBuffer.allocate(1), size - 1);
+                    return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+                }
+                catch (final ClosedByInterruptException e)
+                {
+                    // made, but not mapped: made again
+                    delete(path);
+                    throw e;
+                }
+            });
         }
         catch (final java.nio.file.FileAlreadyExistsException e)
         {
@@ -178,14 +198,20 @@ final class ShmDirectory
      */
     static MemorySegment open(final Path path, final long min, final long max, final Arena arena)
     {
-        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        try
         {
-            final long size = fc.size();
-            if (size < min || size > max)
+            return uninterruptibly(() ->
             {
-                return null;
-            }
-            return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+                {
+                    final long size = fc.size();
+                    if (size < min || size > max)
+                    {
+                        return null;
+                    }
+                    return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+                }
+            });
         }
         catch (final NoSuchFileException e)
         {
@@ -201,18 +227,70 @@ final class ShmDirectory
     static ByteBuffer head(final Path path, final int n)
     {
         final ByteBuffer b = ByteBuffer.allocate(n).order(ByteOrder.nativeOrder());
-        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ))
+        try
         {
-            while (b.hasRemaining() && fc.read(b) > 0)
+            uninterruptibly(() ->
             {
-                // keep reading
-            }
+                b.clear();
+                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ))
+                {
+                    while (b.hasRemaining() && fc.read(b) > 0)
+                    {
+                        // keep reading
+                    }
+                }
+                return null;
+            });
         }
         catch (final IOException e)
         {
             b.position(0);
         }
         return b.flip();
+    }
+
+    /** A file operation that {@link #uninterruptibly} may repeat. */
+    @FunctionalInterface
+    interface FileOperation<T>
+    {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code op} as if the calling thread were not interrupted, and leaves its interrupt
+     * status as it was (set if it was set before or became set meanwhile). File channels are
+     * interruptible: an interrupt closes the channel and fails the operation. DAT calls other than
+     * the waits are not interruption points, and a consumer's thread moves the rings and takes
+     * connection requests when it polls: without this a consumer's pending interrupt would fail a
+     * dat_psp_create with a raw exception, or make a peer's valid request or direct record look
+     * like a missing file.
+     */
+    static <T> T uninterruptibly(final FileOperation<T> op) throws IOException
+    {
+        boolean interrupted = Thread.interrupted();
+        try
+        {
+            while (true)
+            {
+                try
+                {
+                    return op.run();
+                }
+                catch (final ClosedByInterruptException | FileLockInterruptionException e)
+                {
+                    // interrupted while it ran: the status is cleared and the operation repeated
+                    Thread.interrupted();
+                    interrupted = true;
+                }
+            }
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     static void delete(final Path path)

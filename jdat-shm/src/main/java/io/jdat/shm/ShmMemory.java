@@ -249,20 +249,26 @@ public final class ShmMemory implements AutoCloseable
         }
         final Set<StandardOpenOption> options = mode == FileChannel.MapMode.READ_ONLY
             ? Set.of(StandardOpenOption.READ) : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try (FileChannel fc = FileChannel.open(path, options))
+        try
         {
-            final long size = fc.size();
-            if (size <= HEADER)
+            return ShmDirectory.uninterruptibly(() ->
             {
-                return null;
-            }
-            final MemorySegment file = fc.map(mode, 0, size, arena);
-            if (file.get(ValueLayout.JAVA_LONG, 0) != MAGIC || file.get(ValueLayout.JAVA_INT, 8) != VERSION
-                || file.get(ValueLayout.JAVA_LONG, 32) != size - HEADER)
-            {
-                return null;
-            }
-            return file;
+                try (FileChannel fc = FileChannel.open(path, options))
+                {
+                    final long size = fc.size();
+                    if (size <= HEADER)
+                    {
+                        return null;
+                    }
+                    final MemorySegment file = fc.map(mode, 0, size, arena);
+                    if (file.get(ValueLayout.JAVA_LONG, 0) != MAGIC || file.get(ValueLayout.JAVA_INT, 8) != VERSION
+                        || file.get(ValueLayout.JAVA_LONG, 32) != size - HEADER)
+                    {
+                        return null;
+                    }
+                    return file;
+                }
+            });
         }
         catch (final IOException | UnsupportedOperationException e)
         {
