@@ -104,8 +104,15 @@ class NamespaceFaultTest
     private static String begin(final long rounds, final long millis, final boolean light, final boolean poll,
         final String instanceData) throws Exception
     {
+        return begin(Netns.ADDRESS_B, port, rounds, millis, light, poll, instanceData);
+    }
+
+    /** Starts run {@code name} against the server at {@code address}:{@code serverPort}. */
+    private static String begin(final String address, final long serverPort, final long rounds, final long millis,
+        final boolean light, final boolean poll, final String instanceData) throws Exception
+    {
         final String name = "r" + ++runs;
-        client.tell("RUN " + name + " " + Netns.ADDRESS_B + " " + port + " " + rounds + " " + millis + " "
+        client.tell("RUN " + name + " " + address + " " + serverPort + " " + rounds + " " + millis + " "
             + (light ? "light" : "full") + " " + (poll ? "poll" : "wait") + " " + CLIENT_IA + " " + instanceData);
         client.await("RUN " + name + " CONNECTED", 20);
         return name;
@@ -178,10 +185,37 @@ class NamespaceFaultTest
     @Order(2)
     void aFaultyLinkSlowsTheRoundsButEveryByteArrives(final Netns.Fault fault) throws Exception
     {
-        net.apply(fault);
+        PeerProcess relay = null;
+        String address = Netns.ADDRESS_B;
+        long serverPort = port;
+        if (fault == Netns.Fault.DELAY && !net.netem)
+        {
+            // no netem: the 50 ms each way come from a relay in the client's namespace that holds
+            // every byte that long (DelayRelay), instead of from the link
+            System.err.println("note: no netem here; the 50 ms delay each way is made by a relay (DelayRelay)");
+            relay = new PeerProcess(Netns.in(net.a), DelayRelay.class, Netns.ADDRESS_A, Netns.ADDRESS_B,
+                Long.toString(port), "50");
+            serverPort = Long.parseLong(relay.await("READY ", 30));
+            address = Netns.ADDRESS_A;
+        }
+        else
+        {
+            net.apply(fault);
+        }
         final Map<String, Long> before = net.tcpCounters();
-        final String name = begin(0, 2500, false, false, "crc=true");
-        final Run r = end(name, 60);
+        final Run r;
+        try
+        {
+            final String name = begin(address, serverPort, 0, 2500, false, false, "crc=true");
+            r = end(name, 60);
+        }
+        finally
+        {
+            if (relay != null)
+            {
+                relay.close();
+            }
+        }
         final Map<String, Long> after = net.tcpCounters();
         if (r.client().get("event").equals("DISCONNECTED") && books(r.client(), "requests")[2] == 0)
         {

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Two network namespaces of this test run, {@code jdat-PID-a} and {@code jdat-PID-b}, joined by
@@ -27,8 +26,8 @@ import org.junit.jupiter.api.Assumptions;
  * filter on each end's ingress picks packets at random (the {@code rand} ancillary load) and
  * {@code mirred} drops them (redirected to an ifb device that is down), duplicates them
  * (mirrored back into the same ingress) or reorders them (redirected through an ifb device
- * whose token bucket holds them back); a fixed delay has no such counterpart, so that fault
- * needs netem.
+ * whose token bucket holds them back); a fixed delay has no such counterpart: the tests then
+ * delay the byte stream with a relay ({@link DelayRelay}) instead of the link.
  */
 final class Netns implements AutoCloseable
 {
@@ -97,7 +96,7 @@ final class Netns implements AutoCloseable
             else
             {
                 System.err.println("note: this kernel has no netem qdisc; link faults are made with BPF filters "
-                    + "and mirred instead (a fixed delay cannot be)");
+                    + "and mirred instead (and a fixed delay by a relay, DelayRelay)");
             }
             done = true;
             return new Netns(n.a, n.b, netem);
@@ -151,11 +150,8 @@ final class Netns implements AutoCloseable
         }
         if (fault == Fault.DELAY)
         {
-            System.err.println();
-            System.err.println("!!!! SKIPPED: a fixed link delay needs the kernel's netem qdisc, which this kernel "
-                + "lacks (CONFIG_NET_SCH_NETEM)");
-            System.err.println();
-            Assumptions.abort("a fixed link delay needs netem, which this kernel lacks");
+            throw new IllegalArgumentException("a fixed link delay needs netem, which this kernel lacks: "
+                + "delay the stream with DelayRelay instead");
         }
         // rand > threshold picks the share: ld rand; jgt #T, match, no match; ret -1 (match); ret 0
         final long threshold = (long) ((1 - fault.share) * 4294967296.0);
