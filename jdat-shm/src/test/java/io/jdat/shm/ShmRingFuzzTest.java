@@ -119,8 +119,16 @@ class ShmRingFuzzTest
     /** File descriptors and mappings after the first input (null before), and how many more may be open. */
     private static long[] baseline;
     private static final int SLACK = 64;
-    /** What each input's endpoint went through, for a late event's message. */
-    private static final Map<Endpoint, StringBuilder> HISTORY = new java.util.IdentityHashMap<>();
+    /** What the endpoints of the last inputs went through, for a late event's message (endpoints compare by identity). */
+    private static final Map<Endpoint, StringBuilder> HISTORY = new java.util.LinkedHashMap<>()
+    {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<Endpoint, StringBuilder> eldest)
+        {
+            // a long run makes millions of inputs
+            return size() > 256;
+        }
+    };
     private static int inputs;
     private static Endpoint current;
 
@@ -494,13 +502,18 @@ class ShmRingFuzzTest
         note(ep, "up: " + up.number());
         assertTrue(up.is(EventNumber.CONNECTION_EVENT_ESTABLISHED), up + (up.connection.epHandle == ep
             ? " of this input's endpoint" : " of an earlier input's endpoint " + up.connection.epHandle + ", "
-            + HISTORY.get(up.connection.epHandle) + "; this is input " + inputs));
+            + java.util.Objects.requireNonNullElse(HISTORY.get(up.connection.epHandle), "an input over 256 ago")
+            + "; this is input " + inputs));
         return true;
     }
 
     private static void note(final Endpoint ep, final String what)
     {
-        HISTORY.get(ep).append("; ").append(what);
+        final StringBuilder h = HISTORY.get(ep);
+        if (h != null)
+        {
+            h.append("; ").append(what);
+        }
     }
 
     private static void awaitState(final Hostile h, final int state) throws InterruptedException
