@@ -30,7 +30,7 @@ final class Segments
      *
      * @param maxIov    segments allowed for this kind of post
      * @param pz        the protection zone every LMR must be in
-     * @param needWrite whether the DTO writes local memory (receive, RDMA Read sink)
+     * @param needWrite whether the DTO writes local memory (receive, RDMA Read sink), else reads it
      * @param iovArg    the argument number of the iov, for error subtypes
      */
     void fill(final MemoryTable table, final int n, final LmrTriplet[] iov, final int maxIov, final PzImpl pz,
@@ -69,11 +69,17 @@ final class Segments
                 throw Errors.protection(needWrite ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
                     "local_iov[" + i + "]: the LMR is in another protection zone");
             }
-            // local read is always granted (dtest sends from write-only buffers); writes need the right
+            // a sink needs local write, a source local read (dat_ep_post_send's page); LOCAL_WRITE
+            // does not imply LOCAL_READ, as DAT's own WRITE_FLAG (0x30) holds no read bit
             if (needWrite && !r.has(MemPriv.LOCAL_WRITE_FLAG))
             {
                 throw Errors.privileges(DatReturnSubtype.PRIVILEGES_WRITE,
                     "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_WRITE_FLAG");
+            }
+            if (!needWrite && !r.has(MemPriv.LOCAL_READ_FLAG))
+            {
+                throw Errors.privileges(DatReturnSubtype.PRIVILEGES_READ,
+                    "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_READ_FLAG");
             }
             final long off = r.offsetOf(t.virtualAddress, t.segmentLength);
             if (off < 0)
