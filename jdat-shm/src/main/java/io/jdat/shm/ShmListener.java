@@ -14,7 +14,7 @@ final class ShmListener implements Listener, Work
     private final ListenerFile file;
     private final long qual;
     private final ListenHandler handler;
-    /** close() was called (once). */
+    /** close() was called (once). Guarded by this. */
     private boolean closing;
     /** The file is closed and removed: progress rounds may let the mapping go. */
     private volatile boolean closed;
@@ -35,17 +35,19 @@ final class ShmListener implements Listener, Work
         return qual;
     }
 
+    /**
+     * Removes the file before it returns, also to a caller that finds another one closing (an
+     * RSP's listener closes when its request arrives, and dat_rsp_free may come meanwhile): then
+     * the qualifier is free for a new listener.
+     */
     @Override
-    public void close()
+    public synchronized void close()
     {
-        synchronized (this)
+        if (closing)
         {
-            if (closing)
-            {
-                return;
-            }
-            closing = true;
+            return;
         }
+        closing = true;
         ShmDirectory.locked(port.dir, () ->
         {
             file.markClosed();

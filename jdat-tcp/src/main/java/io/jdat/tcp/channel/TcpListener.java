@@ -78,7 +78,8 @@ final class TcpListener extends Io implements Listener
 
     /**
      * Stops listening at once: the kernel refuses later connections with a reset, which the
-     * active side reports as a non-peer rejection. Any thread.
+     * active side reports as a non-peer rejection. When it returns to a consumer (dat_psp_free,
+     * dat_rsp_free), the port is free for a new listener. Any thread.
      */
     @Override
     public void close()
@@ -89,6 +90,7 @@ final class TcpListener extends Io implements Listener
             port.remove(this);
             Sockets.close(server);
         }
+        port.awaitReleased();
     }
 
     @Override

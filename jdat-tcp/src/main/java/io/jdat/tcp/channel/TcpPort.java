@@ -45,6 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
@@ -129,6 +130,8 @@ final class TcpPort implements TransportPort
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
     private final Object registry = new Object();
     private volatile boolean closed;
+    /** Selections the I/O thread has finished on {@link #selector}; only it writes this. */
+    private volatile long selections;
     /** Channels that asked this tick about the kernel's queue of their bytes, and when it was last read. I/O thread. */
     private final List<TcpChannel> toLook = new ArrayList<>();
     private long lookedAt;
@@ -189,6 +192,7 @@ final class TcpPort implements TransportPort
                 {
                     selector.selectNow(this::selectedLocked);
                 }
+                selections = selections + 1;
                 progress.lock();
                 try
                 {
@@ -677,6 +681,36 @@ final class TcpPort implements TransportPort
         if (x instanceof TcpListener l)
         {
             listeners.remove(l.qual, l);
+        }
+    }
+
+    /**
+     * Returns once the sockets of listeners closed before the call are released. A channel
+     * registered with a selector keeps its socket until that selector has seen its key cancelled
+     * ({@link java.nio.channels.Selector}): until the I/O thread's next selection, up to a tick
+     * later, a new listener on the same port would find it in use. The selection under way may
+     * have begun before the close; the one after it has not. Not on the I/O thread, nor under the
+     * progress lock (a callback: the I/O thread's next selection releases the socket); at most
+     * a second if the I/O thread is held up.
+     */
+    void awaitReleased()
+    {
+        if (Thread.currentThread() == io || progress.isHeldByCurrentThread())
+        {
+            return;
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        final long done = selections + 2;
+        while (selections - done < 0 && !closed && io.isAlive())
+        {
+            if (System.nanoTime() - deadline >= 0)
+            {
+                LOG.log(System.Logger.Level.WARNING, "tcp: the I/O thread of " + this
+                    + " did not release a closed listener within a second");
+                return;
+            }
+            wake();
+            LockSupport.parkNanos(20_000);
         }
     }
 
