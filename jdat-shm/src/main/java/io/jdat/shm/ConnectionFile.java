@@ -37,7 +37,8 @@ import java.nio.file.Path;
 final class ConnectionFile
 {
     static final long MAGIC = 0x4A44_4154_5348_4D43L;
-    static final int VERSION = 1;
+    /** 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()}). */
+    static final int VERSION = 2;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;

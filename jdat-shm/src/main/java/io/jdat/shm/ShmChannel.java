@@ -87,6 +87,8 @@ final class ShmChannel implements Channel, Work
     private long closeDeadline;
     private long nextLiveness;
     private boolean rxStopped;
+    /** The port closes: no callback into the engine any more. */
+    private volatile boolean shuttingDown;
 
     ShmChannel(final ShmPort port, final ConnectionFile file, final boolean active, final ChannelHandler handler,
         final ProcessHandle peer)
@@ -164,11 +166,32 @@ final class ShmChannel implements Channel, Work
         }
     }
 
+    /**
+     * Ends at once, with what the peer has told apart from what it has not: messages whose records
+     * it claimed are reported sent (on this thread, before this returns), the rest of the ring is
+     * withdrawn so that the peer never delivers it ({@link SpscRing#withdraw()}), and the engine
+     * flushes what it still holds. Waits for a progress round under way. Inside a round (the
+     * engine ending the connection in a callback) the round ends it: withdrawn too, but messages
+     * the peer consumed since the last report are flushed.
+     */
     @Override
     public void abort()
     {
         abortRequested = true;
-        port.wake();
+        if (finished || port.progress.isHeldByCurrentThread())
+        {
+            port.wake();
+            return;
+        }
+        port.progress.lock();
+        try
+        {
+            finish(null, ConnectionFile.GONE_ABORTED);
+        }
+        finally
+        {
+            port.progress.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- progress
@@ -547,6 +570,12 @@ final class ShmChannel implements Channel, Work
                 throw Corrupt.framing("a direct record of type " + Frame.typeName(type) + " with " + len
                     + " bytes in the ring");
             }
+            if (!rx.beginDelivery(size))
+            {
+                // the peer aborted and withdrew the rest: it counts none of it as delivered
+                rxStopped = true;
+                return n;
+            }
             final boolean ok;
             switch (type)
             {
@@ -713,6 +742,33 @@ final class ShmChannel implements Channel, Work
         return 0;
     }
 
+    /**
+     * An abort: withdraws what the peer has not claimed and, if {@code report}, reports sent
+     * what it has (the engine ignores reports for a connection it already ended: an abort inside
+     * a round).
+     */
+    private void settle(final boolean report)
+    {
+        final long cut;
+        try
+        {
+            cut = tx.withdraw();
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // a wrecked or unmapped ring: nothing more can be told apart
+            return;
+        }
+        while (report && sentCount > 0 && sentEnd[sentFirst] - cut <= 0 && state != DONE)
+        {
+            final OutboundMessage m = sentMsg[sentFirst];
+            sentMsg[sentFirst] = null;
+            sentFirst = (sentFirst + 1) % sentMsg.length;
+            sentCount--;
+            handler.onSent(m);
+        }
+    }
+
     /** The peer broke the protocol: a Terminate if there is room, then the connection breaks. */
     private void broken(final TerminateInfo info)
     {
@@ -747,6 +803,10 @@ final class ShmChannel implements Channel, Work
         {
             return;
         }
+        if (gone == ConnectionFile.GONE_ABORTED)
+        {
+            settle(!shuttingDown);
+        }
         state = DONE;
         finished = true;
         current = null;
@@ -773,6 +833,7 @@ final class ShmChannel implements Channel, Work
     @Override
     public void shutdown()
     {
+        shuttingDown = true;
         abortRequested = true;
         finish(null, ConnectionFile.GONE_ABORTED);
     }

@@ -11,7 +11,11 @@ import java.lang.foreign.ValueLayout;
  *   control block (256 bytes)
  *     0    tail  long   bytes ever published by the producer   written by the producer only
  *     128  head  long   bytes ever consumed by the consumer     written by the consumer only
- *                       (each on its own cache line pair, so the two sides do not share a line)
+ *     136  cut   long   the end of the last record the consumer   compare-and-set by the consumer
+ *                       began to deliver; WITHDRAWN (the sign     and, once, by the producer
+ *                       bit) once the producer took back the rest
+ *                       (tail and head on their own cache line pairs, so the two sides do not
+ *                       share a line; the cut shares the consumer's, the producer touches it once)
  *
  *   data (capacity bytes, a power of two)
  *     a record starts at (position &amp; (capacity - 1)), 8-byte aligned, and never wraps: a record
@@ -25,6 +29,13 @@ import java.lang.foreign.ValueLayout;
  * every record below it. The consumer stores {@code head} with release once it is done with a
  * record (it has delivered it); the producer loads {@code head} with acquire before it writes
  * over that space again, so the consumer's reads come before the producer's overwrite.
+ *
+ * <p>Withdrawal (an abrupt close): the consumer claims each record before it delivers it, by
+ * moving {@code cut} from the end of the previous record to the end of this one with a
+ * compare-and-set; the producer that aborts sets {@link #WITHDRAWN} with a compare-and-set too.
+ * Exactly one of them wins: records up to the cut the producer found are delivered (the one
+ * claimed last perhaps still being placed), and none after it ever is. So the producer knows,
+ * without waiting for the consumer, which messages the peer has and which it never will.
  *
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
@@ -42,6 +53,9 @@ final class SpscRing
 {
     static final long TAIL = 0;
     static final long HEAD = 128;
+    static final long CUT = 136;
+    /** The bit of {@link #CUT} that says the producer withdrew what was not claimed. */
+    static final long WITHDRAWN = Long.MIN_VALUE;
     static final long CONTROL_SIZE = 256;
     static final int ALIGN = 8;
 
@@ -54,6 +68,8 @@ final class SpscRing
     /** Producer: the consumer's head as last loaded. */
     private long knownHead;
     private int claimed;
+    /** Consumer: the cut as it last set it. */
+    private long cut;
 
     SpscRing(final MemorySegment control, final MemorySegment data)
     {
@@ -159,7 +175,41 @@ final class SpscRing
         knownHead = h;
     }
 
+    /**
+     * Producer, once, when it aborts: takes back every record the consumer has not claimed, and
+     * returns where the consumer's deliveries end (checked: a cut it could not have made counts
+     * as no more than what it consumed). Nothing from there on will be delivered.
+     */
+    long withdraw()
+    {
+        long c;
+        do
+        {
+            c = Shared.getLongVolatile(control, CUT);
+        }
+        while (c >= 0 && !Shared.casLong(control, CUT, c, c | WITHDRAWN));
+        c &= ~WITHDRAWN;
+        loadHead();
+        // a PAD record is consumed without a claim: the head may be ahead of the cut
+        return c < knownHead || c > position || (c & (ALIGN - 1)) != 0 ? knownHead : c;
+    }
+
     // ---------------------------------------------------------------- consumer
+
+    /**
+     * Consumer: claims the next record, of {@code size} bytes, before delivering it; false if
+     * the producer withdrew it (deliver nothing more).
+     */
+    boolean beginDelivery(final long size)
+    {
+        final long end = position + size;
+        if (!Shared.casLong(control, CUT, cut, end))
+        {
+            return false;
+        }
+        cut = end;
+        return true;
+    }
 
     /** Consumer: bytes published and not yet consumed (checked). */
     long available()

@@ -45,8 +45,10 @@ public interface Channel
 
     /**
      * Closes at once, dropping queued messages (the engine flushes its own work requests). This
-     * side's handler gets no further callback except possibly one in progress; the peer gets
-     * {@code onClosed(PEER_CLOSED)}. Never blocks.
+     * side's handler gets no further callback except possibly one in progress, and, where
+     * {@link #sentMeansPlaced()}, {@link ChannelHandler#onSent} on the calling thread for messages
+     * the peer placed or is placing, before this returns; a message not reported then is never
+     * placed. The peer gets {@code onClosed(PEER_CLOSED)}. Never waits for the peer.
      */
     void abort();
 }
