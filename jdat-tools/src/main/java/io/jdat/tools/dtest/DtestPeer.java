@@ -2,7 +2,6 @@ package io.jdat.tools.dtest;
 
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
-import io.jdat.DatStatus;
 import io.jdat.EpAttr;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
@@ -11,295 +10,528 @@ import io.jdat.RmrTriplet;
 import io.jdat.tools.dat.CheckFailed;
 import io.jdat.tools.dat.Completion;
 import io.jdat.tools.dat.Link;
-import io.jdat.tools.dat.Message;
 import io.jdat.tools.dat.Node;
-import io.jdat.tools.dat.Pattern;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * One side of dtest's flow (digest §8.2), the same on both sides except for who starts the
- * ping-pong: swap RMR information in a Send; an RDMA Write burst into the peer's buffer (every
- * write but the last suppressed) followed by a Send that tells the peer, which then checks
- * every byte; an RDMA Read of the peer's buffer, which gives back what this side wrote; a
- * Send/Recv ping-pong. Every completion is checked for status, endpoint, cookie and length.
+ * One side of OFED dtest's flow, as {@code test/dtest/dtest.c} runs it, so that either side may
+ * be the real dtest. Both sides post three receives for RMR triplets (and, here, the 100
+ * ping-pong receives) before connecting, then:
+ * <ol>
+ * <li>each Sends its triplet ({@link DtestWire}): the buffer {@code rbuf} the peer may write and
+ * read, {@code -b} bytes;</li>
+ * <li>RDMA Write: {@code -B} writes of {@code -b} bytes of {@code sbuf} to the peer's triplet, one
+ * in {@code -S} signalled; the client then Sends its triplet and awaits the server's, the server
+ * awaits the client's and answers (with {@code -u} the server writes nothing);</li>
+ * <li>RDMA Read: 4 sequential reads of {@code -b} bytes of the peer's {@code rbuf} into
+ * {@code sbuf}, then a triplet Send each way;</li>
+ * <li>ping-pong: after a pause of 1 s (dtest posts its receives then), 100 Sends of {@code -b}
+ * bytes, the client's starting with 0x55, the server's answers with 0xaa;</li>
+ * </ol>
+ * then the client disconnects. {@code -w} stops after the writes; {@code -W} replaces all three
+ * phases by an RDMA Write ping-pong: each side writes {@code -b} bytes whose last byte counts
+ * 1..B and waits, polling the last byte of its own buffer, for the peer's write of the same
+ * count ({@code -D}: the other bytes carry patterns that the server echoes and the client
+ * checks).
  *
- * <p>Receives for every Send the peer will make are posted before the connection exists, one
- * slot each, in the order the Sends come.
+ * <p>What is checked here beyond dtest's own checks: the bytes the peer's writes placed, what the
+ * reads brought back, the first byte of every ping and pong, and that the peer's buffer is as
+ * long as this side's {@code -b}.
  */
 final class DtestPeer
 {
-    /** The test-only faults of {@code --inject-corruption}: damage one byte before a check. */
+    /** The test-only faults of {@code --inject-fault}. */
     enum Fault
     {
-        none, write, read, pingpong
+        /** None. */
+        none,
+        /** One byte of the peer's RDMA Write data changed before it is checked. */
+        write,
+        /** One byte of the RDMA Read data changed before it is checked. */
+        read,
+        /** The first byte of the first ping-pong message changed before it is checked. */
+        pingpong,
+        /** The client's private data starts with 7 instead of 1. */
+        privateData,
+        /** The server accepts with the client's private data unchanged (1..48, not 2..49). */
+        replyData,
+        /** The first RMR triplet message is 20 bytes. */
+        tripletSize,
+        /** The server writes only 100 bytes of its out-of-band message, then closes. */
+        shortOob
     }
 
     /**
-     * What both sides must agree on; the client sends it as the connection's private data.
+     * One side's options, dtest's flags.
      *
-     * @param size          bytes per RDMA Write and per ping-pong message (dtest {@code -b})
-     * @param burst         RDMA Writes in the burst and ping-pong round trips (dtest {@code -B})
-     * @param mode          how completions are awaited (dtest {@code -p}, {@code -c})
+     * @param size          {@code -b}: bytes per RDMA Write and per ping-pong message
+     * @param burst         {@code -B}: RDMA Writes in the burst (and write ping-pong rounds)
+     * @param signalRate    {@code -S}: one write in this many is signalled
+     * @param uni           {@code -u}: the server writes nothing in the write phase
+     * @param writeOnly     {@code -w}: only the write phase
+     * @param writePingPong {@code -W}: the RDMA Write ping-pong instead of the three phases
+     * @param dataCheck     {@code -D}: patterns in the write ping-pong, checked
+     * @param sizes         the message sizes of the write ping-pong ({@code -a}, {@code -i}), in order
+     * @param mode          {@code -p}, {@code -c}: how completions are awaited
      * @param timeoutMicros longest wait for any one event
      */
-    record Params(int size, int burst, Completion mode, long timeoutMicros)
+    record Params(int size, int burst, int signalRate, boolean uni, boolean writeOnly, boolean writePingPong,
+        boolean dataCheck, List<Integer> sizes, Completion mode, long timeoutMicros)
     {
-        private static final String MAGIC = "jdat-dtest 1";
-
-        byte[] privateData()
-        {
-            return (MAGIC + " size=" + size + " burst=" + burst).getBytes(StandardCharsets.US_ASCII);
-        }
-
-        /** The client's parameters from its private data, with this side's completion mode. */
-        static Params parse(final String privateData, final Completion mode, final long timeoutMicros)
-        {
-            if (!privateData.startsWith(MAGIC + " "))
-            {
-                throw new CheckFailed("connection request with unexpected private data '" + privateData + "'");
-            }
-            final Message m = Message.parse(privateData);
-            return new Params(m.getInt("size"), m.getInt("burst"), mode, timeoutMicros);
-        }
     }
 
     /**
-     * What this side measured, in nanoseconds.
+     * What this side measured, in nanoseconds (0: the phase did not run).
      *
-     * @param params   what was run
-     * @param write    RDMA Write burst and the Send after it, first post to the Send's completion
-     * @param read     the RDMA Read of the peer's buffer, post to completion
-     * @param pingPong round trips (the side that starts them), else empty
+     * @param write    the RDMA Write phase, first post to the peer's message
+     * @param read     the 4 RDMA Reads, post to completion, summed
+     * @param pingPong ping-pong round trips (client), else empty
+     * @param pingPongTotal the whole ping-pong, first message to last
+     * @param writePingPongs per size of the write ping-pong: {size, nanos for the burst}
      */
-    record Timings(Params params, long write, long read, Histogram pingPong)
+    record Timings(long write, long read, Histogram pingPong, long pingPongTotal, List<long[]> writePingPongs)
     {
     }
 
-    private static final int INFO_SLOTS = 3;
-    private static final long SEND_COOKIE = 1000;
-    private static final long WRITE_COOKIE = 2000;
-    private static final long READ_COOKIE = 3000;
+    private static final int MSG_SLOTS = 3;
+    private static final int MSG_SLOT = 64;
+    private static final long SEND_COOKIE = 0xaaaa;
+    private static final long READ_COOKIE = 0x9999;
+    private static final long PP_COOKIE = 1000;
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** dtest's write ping-pong patterns, by write count modulo 5; the last one is random. */
+    private static final byte[] PATTERNS = {0, (byte) 0xff, 0x55, (byte) 0xaa, 0};
 
     final Link link;
     private final boolean client;
     private final Params p;
     private final Fault fault;
-    private final long slot;
-    private final Lmr recv;
-    private final Lmr send;
-    private final Lmr source;
-    private final Lmr target;
-    private final Lmr sink;
+    private final Consumer<String> log;
+    private final Lmr msgRecv;
+    private final Lmr msgSend;
+    private final Lmr rbuf;
+    private final Lmr sbuf;
+    private final Lmr ppRecv;
+    private final Lmr ppSend;
     private final LmrTriplet[] one = {new LmrTriplet()};
-    private final DatEvent stray = new DatEvent();
-    private RmrTriplet peer;
+    private int nextMsg;
+    private DtestWire.Triplet peer;
 
     /** Creates the endpoint and buffers and posts every receive, before any connection exists. */
-    DtestPeer(final Node node, final boolean client, final Params p, final Fault fault)
+    DtestPeer(final Node node, final boolean client, final Params p, final Fault fault, final Consumer<String> log)
     {
         this.client = client;
         this.p = p;
         this.fault = fault;
+        this.log = log;
+        final boolean pingPong = !p.writeOnly() && !p.writePingPong();
         final EpAttr attr = new EpAttr();
-        attr.maxRecvDtos = p.burst() + INFO_SLOTS + 1;
-        attr.maxRequestDtos = p.burst() + 2;
+        attr.maxRecvDtos = MSG_SLOTS + (pingPong ? DtestWire.PING_PONGS : 0);
+        attr.maxRequestDtos = p.burst() + DtestWire.READS + MSG_SLOTS + 2;
+        attr.maxRdmaReadIn = DtestWire.READS;
+        attr.maxRdmaReadOut = DtestWire.READS;
+        attr.maxRecvIov = 1;
+        attr.maxRequestIov = 1;
         this.link = node.link((client ? "client" : "server") + " ep", attr, p.mode(), p.timeoutMicros());
-        this.slot = Math.max(p.size(), 256);
-        final long region = (long) p.size() * p.burst();
-        this.recv = node.register((INFO_SLOTS + p.burst()) * slot, MemPriv.LOCAL_WRITE_FLAG | MemPriv.LOCAL_READ_FLAG);
-        this.send = node.register(slot, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
-        this.source = node.register(region, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
-        this.target = node.register(region, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG
-            | MemPriv.REMOTE_WRITE_FLAG | MemPriv.REMOTE_READ_FLAG);
-        // an RDMA Read sink is written by tagged Read Responses: iWARP wants remote write on it
-        this.sink = node.register(region, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_WRITE_FLAG);
-        for (int i = 0; i < INFO_SLOTS + p.burst(); i++)
+        final int all = MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_READ_FLAG
+            | MemPriv.REMOTE_WRITE_FLAG;
+        this.msgRecv = node.register(MSG_SLOTS * MSG_SLOT, MemPriv.LOCAL_WRITE_FLAG | MemPriv.LOCAL_READ_FLAG);
+        this.msgSend = node.register(DtestWire.TRIPLET_SIZE + 8, MemPriv.LOCAL_WRITE_FLAG | MemPriv.LOCAL_READ_FLAG);
+        // rbuf: the peer writes and reads it; sbuf: the source of writes and the sink of reads
+        this.rbuf = node.register(p.size(), all);
+        this.sbuf = node.register(p.size(), all);
+        this.ppRecv = pingPong ? node.register((long) p.size() * DtestWire.PING_PONGS, MemPriv.LOCAL_WRITE_FLAG
+            | MemPriv.LOCAL_READ_FLAG) : null;
+        this.ppSend = pingPong ? node.register(p.size(), MemPriv.LOCAL_WRITE_FLAG | MemPriv.LOCAL_READ_FLAG) : null;
+        // dtest's init_data, then the "blah" it puts into rbuf before connecting
+        sbuf.memory().fill((byte) 'b');
+        rbuf.memory().copyFrom(MemorySegment.ofArray(initialRbuf()));
+        for (int i = 0; i < MSG_SLOTS; i++)
         {
-            one[0].set(recv, i * slot, slot);
+            one[0].set(msgRecv, (long) i * MSG_SLOT, MSG_SLOT);
             link.ep.postRecv(1, one, i, CompletionFlags.DEFAULT_FLAG);
         }
+        if (pingPong)
+        {
+            for (int i = 0; i < DtestWire.PING_PONGS; i++)
+            {
+                one[0].set(ppRecv, (long) i * p.size(), p.size());
+                link.ep.postRecv(1, one, PP_COOKIE + i, CompletionFlags.DEFAULT_FLAG);
+            }
+        }
+        DtestWire.putTriplet(msgSend.memory(), rbuf.registeredAddress(), p.size(), rbuf.rmrContext());
+    }
+
+    /** The test-only fault this side injects. */
+    Fault fault()
+    {
+        return fault;
+    }
+
+    private byte[] initialRbuf()
+    {
+        return DtestWire.content("blah, blah, blah\n", 'a', p.size());
+    }
+
+    private static String side(final boolean ofClient)
+    {
+        return ofClient ? "client" : "server";
     }
 
     /** Runs the flow on a connected endpoint; throws {@link CheckFailed} at the first failed check. */
     Timings run()
     {
         exchange();
-        final long write = writeBurst();
-        final long read = readBack();
-        final Histogram rtt = pingPong();
-        return new Timings(p, write, read, rtt);
+        if (p.writePingPong())
+        {
+            final List<long[]> runs = new ArrayList<>();
+            for (final int len : p.sizes())
+            {
+                runs.add(new long[] {len, writePingPong(len)});
+            }
+            return new Timings(0, 0, new Histogram(3), 0, runs);
+        }
+        final long write = writePhase();
+        if (p.writeOnly())
+        {
+            return new Timings(write, 0, new Histogram(3), 0, List.of());
+        }
+        final long read = readPhase();
+        final Histogram rtt = new Histogram(3);
+        final long total = pingPong(rtt);
+        return new Timings(write, read, rtt, total, List.of());
     }
 
-    private static long seed(final boolean byClient, final int what, final int i)
+    private void sendTriplet(final String what)
     {
-        return (byClient ? 1_000_000L : 2_000_000L) + what * 10_000L + i;
+        final int length = fault == Fault.tripletSize && nextMsg == 0 ? DtestWire.TRIPLET_SIZE + 4
+            : DtestWire.TRIPLET_SIZE;
+        one[0].set(msgSend, 0, length);
+        link.ep.postSend(1, one, SEND_COOKIE, CompletionFlags.DEFAULT_FLAG);
+        link.expectRequest(what, SEND_COOKIE, length);
     }
 
-    private void sendText(final String text, final long cookie, final String what)
+    private DtestWire.Triplet receiveTriplet(final String what)
     {
-        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        MemorySegment.copy(bytes, 0, send.memory(), ValueLayout.JAVA_BYTE, 0, bytes.length);
-        one[0].set(send, 0, bytes.length);
-        link.ep.postSend(1, one, cookie, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest(what, cookie, bytes.length);
+        final int index = nextMsg++;
+        final DatEvent ev = link.expectRecv(what, index, -1);
+        return DtestWire.triplet(msgRecv.memory().asSlice((long) index * MSG_SLOT, MSG_SLOT),
+            ev.dto.transferredLength, what + " on " + link.name);
     }
 
-    private Message receiveText(final int index, final String what, final String verb)
-    {
-        final long length = link.expectRecv(what, index, -1).dto.transferredLength;
-        final byte[] bytes = new byte[(int) length];
-        MemorySegment.copy(recv.memory(), ValueLayout.JAVA_BYTE, index * slot, bytes, 0, bytes.length);
-        return Message.parse(new String(bytes, StandardCharsets.UTF_8)).expect(verb);
-    }
-
-    /** Swaps the triplet of the buffer each side exposes, in a Send (the send LMR is local only). */
+    /** The triplets of both sides, each Sent at once after the connection is up. */
     private void exchange()
     {
-        sendText(Message.of("RMR").with("context", target.rmrContext()).with("address", target.registeredAddress())
-            .with("length", target.registeredSize()).build().toString(), SEND_COOKIE, "Send of the RMR triplet");
-        final Message m = receiveText(0, "Recv of the peer's RMR triplet", "RMR");
-        final long need = (long) p.size() * p.burst();
-        if (m.getLong("length") < need)
+        sendTriplet("Send of the RMR triplet");
+        peer = receiveTriplet("Recv of the peer's RMR triplet");
+        log.accept("received the peer's RMR triplet: " + peer);
+        if (Integer.toUnsignedLong(peer.length()) != p.size())
         {
-            throw new CheckFailed("the peer exposes " + m.getLong("length") + " bytes, the burst needs " + need);
+            throw new CheckFailed("the peer's buffer is " + Integer.toUnsignedLong(peer.length())
+                + " bytes (its -b), this side's -b is " + p.size() + ": run both ends with the same -b");
         }
-        peer = new RmrTriplet((int) m.getLong("context"), m.getLong("address"), need);
     }
 
-    /**
-     * dtest's {@code do_rdma_write_with_msg}: the burst of writes, all but the last with
-     * {@code DAT_COMPLETION_SUPPRESS_FLAG}, then a Send; the Send arrives after every write was
-     * placed (RDMA ordering), so the peer checks its buffer when the Send's receive completes.
-     */
-    private long writeBurst()
+    private RmrTriplet peerBuffer(final long length)
     {
-        final int size = p.size();
-        for (int i = 0; i < p.burst(); i++)
-        {
-            Pattern.fill(source.memory(), (long) i * size, size, seed(client, 1, i));
-        }
-        final RmrTriplet at = new RmrTriplet();
+        return new RmrTriplet(peer.rmrContext(), peer.address(), length);
+    }
+
+    /** dtest's {@code do_rdma_write_with_msg}. */
+    private long writePhase()
+    {
+        sbuf.memory().copyFrom(MemorySegment.ofArray(DtestWire.content(side(client) + " RDMA write data...", 'b',
+            p.size())));
         final long start = System.nanoTime();
-        for (int i = 0; i < p.burst(); i++)
+        final boolean writes = !(p.uni() && !client);
+        if (writes)
         {
-            one[0].set(source, (long) i * size, size);
-            at.set(peer.rmrContext, peer.targetAddress + (long) i * size, size);
-            final int flags = i < p.burst() - 1 ? CompletionFlags.SUPPRESS_FLAG : CompletionFlags.DEFAULT_FLAG;
-            link.ep.postRdmaWrite(1, one, WRITE_COOKIE + i, at, flags);
+            final RmrTriplet at = peerBuffer(p.size());
+            for (int i = 0; i < p.burst(); i++)
+            {
+                final boolean signalled = (i + 1) % p.signalRate() == 0;
+                one[0].set(sbuf, 0, p.size());
+                link.ep.postRdmaWrite(1, one, i, at,
+                    signalled ? CompletionFlags.DEFAULT_FLAG : CompletionFlags.SUPPRESS_FLAG);
+                if (signalled)
+                {
+                    link.expectRequest("RDMA Write " + i, i, p.size());
+                }
+            }
         }
-        final String done = Message.of("WRITTEN").with("writes", p.burst()).build().toString();
-        final byte[] bytes = done.getBytes(StandardCharsets.UTF_8);
-        MemorySegment.copy(bytes, 0, send.memory(), ValueLayout.JAVA_BYTE, 0, bytes.length);
-        one[0].set(send, 0, bytes.length);
-        link.ep.postSend(1, one, SEND_COOKIE + 1, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest("RDMA Write " + (p.burst() - 1) + " (the last of the burst)", WRITE_COOKIE + p.burst() - 1,
-            size);
-        link.expectRequest("Send after the RDMA Write burst", SEND_COOKIE + 1, bytes.length);
+        if (client)
+        {
+            sendTriplet("Send after the RDMA Write burst");
+            receiveTriplet("Recv of the server's message after its RDMA Writes");
+        }
+        else
+        {
+            receiveTriplet("Recv of the client's message after its RDMA Writes");
+            sendTriplet("Send after the RDMA Write burst");
+        }
         final long nanos = System.nanoTime() - start;
-        if (link.reqEvd.dequeue(stray) == DatStatus.SUCCESS)
-        {
-            throw new CheckFailed("RDMA Write burst on " + link.name + ": an event beside the last write's and the "
-                + "Send's (suppressed completions must not appear): " + stray);
-        }
-        final Message m = receiveText(1, "Recv of the peer's write notification", "WRITTEN");
-        if (m.getInt("writes") != p.burst())
-        {
-            throw new CheckFailed("the peer wrote " + m.getInt("writes") + " times, expected " + p.burst());
-        }
+        final boolean peerWrote = !(p.uni() && client);
         if (fault == Fault.write)
         {
-            Pattern.corrupt(target.memory(), 0, size);
+            flip(rbuf.memory(), p.size() / 2);
         }
-        for (int i = 0; i < p.burst(); i++)
+        final byte[] expected = peerWrote ? DtestWire.content(side(!client) + " RDMA write data...", 'b', p.size())
+            : initialRbuf();
+        final long at = MemorySegment.ofArray(expected).mismatch(rbuf.memory());
+        if (at >= 0)
         {
-            Pattern.verify(target.memory(), (long) i * size, size, seed(!client, 1, i),
-                "RDMA Write " + i + " of the peer's burst, in the buffer of " + link.name);
+            throw new CheckFailed("RDMA Write data " + (peerWrote ? "of the peer" : "(none expected)") + " in the "
+                + "buffer of " + link.name + ": byte " + at + " of " + p.size() + " is " + hex(rbuf.memory(), at)
+                + ", expected " + String.format("0x%02x", expected[(int) at]));
         }
+        log.accept("RDMA Write phase done, the peer's data checked");
         return nanos;
     }
 
-    /**
-     * dtest's {@code do_rdma_read_with_msg}: one RDMA Read of the peer's whole buffer, which
-     * holds what this side wrote into it; then a Send each way, so neither side goes on while
-     * the other still reads.
-     */
-    private long readBack()
+    /** dtest's {@code do_rdma_read_with_msg}. */
+    private long readPhase()
     {
-        final long length = peer.segmentLength;
-        sink.memory().asSlice(0, length).fill((byte) 0);
-        one[0].set(sink, 0, length);
-        final long start = System.nanoTime();
-        link.ep.postRdmaRead(1, one, READ_COOKIE, peer, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest("RDMA Read of the peer's buffer", READ_COOKIE, length);
-        final long nanos = System.nanoTime() - start;
+        // what this side wrote into the peer's buffer (or the peer's initial "blah"), unless the
+        // peer has already put its read string there: dtest reads whichever is there
+        final boolean wrote = !(p.uni() && !client);
+        final byte[] base = wrote ? DtestWire.content(side(client) + " RDMA write data...", 'b', p.size())
+            : initialRbuf();
+        final String peerText = side(!client) + " RDMA read data...";
+        sbuf.memory().copyFrom(MemorySegment.ofArray(DtestWire.content("blah, blah, blah\n", 'b', p.size())));
+        final byte[] mine = DtestWire.content(side(client) + " RDMA read data...", 'b', p.size());
+        final int textEnd = Math.min(p.size(), (side(client) + " RDMA read data...").length() + 1);
+        MemorySegment.copy(MemorySegment.ofArray(mine), 0, rbuf.memory(), 0, textEnd);
+        final RmrTriplet from = peerBuffer(p.size());
+        long nanos = 0;
+        for (int i = 0; i < DtestWire.READS; i++)
+        {
+            one[0].set(sbuf, 0, p.size());
+            final long start = System.nanoTime();
+            link.ep.postRdmaRead(1, one, READ_COOKIE, from, CompletionFlags.DEFAULT_FLAG);
+            link.expectRequest("RDMA Read " + i + " of the peer's buffer", READ_COOKIE, p.size());
+            nanos += System.nanoTime() - start;
+        }
         if (fault == Fault.read)
         {
-            Pattern.corrupt(sink.memory(), 0, p.size());
+            flip(sbuf.memory(), p.size() - 1);
         }
-        for (int i = 0; i < p.burst(); i++)
+        final byte[] alt = DtestWire.content(peerText, 'b', Math.min(p.size(), peerText.length() + 1));
+        for (int i = 0; i < p.size(); i++)
         {
-            Pattern.verify(sink.memory(), (long) i * p.size(), p.size(), seed(client, 1, i),
-                "RDMA Read sink of " + link.name + " (what its write " + i + " put into the peer)");
+            final byte b = sbuf.memory().get(ValueLayout.JAVA_BYTE, i);
+            if (b != base[i] && !(i < alt.length && b == alt[i]))
+            {
+                throw new CheckFailed("RDMA Read sink of " + link.name + ": byte " + i + " of " + p.size() + " is "
+                    + hex(sbuf.memory(), i) + ", expected " + String.format("0x%02x", base[i]) + (i < alt.length
+                        ? String.format(" or 0x%02x", alt[i]) : "") + " (what this side wrote or the peer's '"
+                    + peerText + "')");
+            }
         }
-        sendText(Message.of("READ").build().toString(), SEND_COOKIE + 2, "Send after the RDMA Read");
-        receiveText(2, "Recv of the peer's read notification", "READ");
+        if (p.mode() == Completion.CNO)
+        {
+            pause(1000); // dtest -c gives the peer a second to finish its reads here
+        }
+        sendTriplet("Send after the RDMA Reads");
+        receiveTriplet("Recv of the peer's message after its RDMA Reads");
+        log.accept("RDMA Read phase done, " + DtestWire.READS + " reads checked");
         return nanos;
     }
 
-    /** dtest's {@code do_ping_pong_msg}: the client sends, the server answers, {@code burst} times. */
-    private Histogram pingPong()
+    /** dtest's {@code do_ping_pong_msg}: 100 round trips of {@code -b} bytes, 0x55 out, 0xaa back. */
+    private long pingPong(final Histogram rtt)
     {
-        final Histogram rtt = new Histogram(3);
-        final int size = p.size();
-        for (int i = 0; i < p.burst(); i++)
+        if (client)
         {
-            final int index = INFO_SLOTS + i;
+            // dtest posts its ping-pong receives after the read phase, then sleeps 1 s
+            pause(1000);
+        }
+        long start = System.nanoTime();
+        for (int i = 0; i < DtestWire.PING_PONGS; i++)
+        {
+            final long t0 = System.nanoTime();
             if (client)
             {
-                final long start = System.nanoTime();
-                ping(i, size, seed(true, 2, i));
-                pong(i, index, size, seed(false, 2, i));
-                rtt.recordValue(System.nanoTime() - start);
+                send(i, DtestWire.PING);
+            }
+            link.expectRecv("ping-pong Recv " + i, PP_COOKIE + i, p.size());
+            if (i == 0 && !client)
+            {
+                start = System.nanoTime(); // as dtest: the server's clock starts at the first ping
+            }
+            final long offset = (long) i * p.size();
+            if (fault == Fault.pingpong && i == 0)
+            {
+                flip(ppRecv.memory(), offset);
+            }
+            final byte want = client ? DtestWire.PONG : DtestWire.PING;
+            final byte got = ppRecv.memory().get(ValueLayout.JAVA_BYTE, offset);
+            if (got != want)
+            {
+                throw new CheckFailed("ping-pong message " + i + " received by " + link.name + ": first byte "
+                    + String.format("0x%02x, expected 0x%02x", got, want));
+            }
+            if (!client)
+            {
+                send(i, DtestWire.PONG);
             }
             else
             {
-                pong(i, index, size, seed(true, 2, i));
-                ping(i, size, seed(false, 2, i));
+                rtt.recordValue(System.nanoTime() - t0);
             }
         }
-        return rtt;
+        log.accept("ping-pong done: " + DtestWire.PING_PONGS + " messages each way");
+        return System.nanoTime() - start;
     }
 
-    private void ping(final int i, final int size, final long seed)
+    private void send(final int i, final byte first)
     {
-        Pattern.fill(send.memory(), 0, size, seed);
-        one[0].set(send, 0, size);
-        link.ep.postSend(1, one, SEND_COOKIE + 10 + i, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest("ping-pong Send " + i, SEND_COOKIE + 10 + i, size);
+        ppSend.memory().set(ValueLayout.JAVA_BYTE, 0, first);
+        one[0].set(ppSend, 0, p.size());
+        link.ep.postSend(1, one, PP_COOKIE + i, CompletionFlags.DEFAULT_FLAG);
+        link.expectRequest("ping-pong Send " + i, PP_COOKIE + i, p.size());
     }
 
-    private void pong(final int i, final int index, final int size, final long seed)
+    /**
+     * dtest's {@code do_rdma_write_ping_pong} for one message size: the client writes first; each
+     * side waits until the last byte of its own buffer holds the next count, then writes.
+     */
+    private long writePingPong(final int len)
     {
-        link.expectRecv("ping-pong Recv " + i, index, size);
-        if (fault == Fault.pingpong && i == 0)
+        final MemorySegment r = rbuf.memory();
+        final MemorySegment s = sbuf.memory();
+        final RmrTriplet at = peerBuffer(p.size());
+        int rx = 0;
+        int tx = 0;
+        final long start = System.nanoTime();
+        for (int i = 0; i <= p.burst(); i++)
         {
-            Pattern.corrupt(recv.memory(), index * slot, size);
+            if (rx < p.burst() && !(client && tx == 0))
+            {
+                rx++;
+                awaitByte(r, len - 1, (byte) rx, "RDMA Write ping-pong, " + len + " bytes: the peer's write " + rx);
+                if (p.dataCheck() && client)
+                {
+                    if (fault == Fault.write && rx == 1)
+                    {
+                        flip(r, 0);
+                    }
+                    final long bad = s.asSlice(0, len).mismatch(r.asSlice(0, len));
+                    if (bad >= 0)
+                    {
+                        throw new CheckFailed("RDMA Write ping-pong, " + len + " bytes: the server's echo of write " + rx
+                            + " differs at byte " + bad + ": " + hex(r, bad) + ", sent " + hex(s, bad));
+                    }
+                }
+            }
+            if (tx == p.burst())
+            {
+                break;
+            }
+            if (p.dataCheck())
+            {
+                pattern(len, tx % PATTERNS.length);
+            }
+            s.set(ValueLayout.JAVA_BYTE, len - 1, (byte) ++tx);
+            one[0].set(sbuf, 0, len);
+            link.ep.postRdmaWrite(1, one, tx, at, CompletionFlags.DEFAULT_FLAG);
+            link.expectRequest("RDMA Write ping-pong, " + len + " bytes: write " + tx, tx, len);
         }
-        Pattern.verify(recv.memory(), index * slot, size, seed, "ping-pong message " + i + " received by " + link.name);
+        log.accept("RDMA Write ping-pong of " + len + " bytes done");
+        return System.nanoTime() - start;
+    }
+
+    /** dtest's {@code set_pat}: the client fills, the server checks byte 0 and echoes. */
+    private void pattern(final int len, final int n)
+    {
+        if (len <= 1)
+        {
+            return;
+        }
+        final MemorySegment s = sbuf.memory();
+        if (client)
+        {
+            if (n == PATTERNS.length - 1)
+            {
+                final byte[] random = new byte[len - 1];
+                ThreadLocalRandom.current().nextBytes(random);
+                MemorySegment.copy(MemorySegment.ofArray(random), 0, s, 0, len - 1);
+            }
+            else
+            {
+                s.asSlice(0, len - 1).fill(PATTERNS[n]);
+            }
+            return;
+        }
+        final MemorySegment r = rbuf.memory();
+        if (n != PATTERNS.length - 1 && r.get(ValueLayout.JAVA_BYTE, 0) != PATTERNS[n])
+        {
+            throw new CheckFailed("RDMA Write ping-pong, " + len + " bytes: the client's write " + (n + 1) + " starts "
+                + "with " + hex(r, 0) + ", its pattern is " + String.format("0x%02x", PATTERNS[n]));
+        }
+        MemorySegment.copy(r, 0, s, 0, len - 1);
+    }
+
+    private void awaitByte(final MemorySegment m, final long offset, final byte value, final String what)
+    {
+        final long deadline = System.nanoTime() + p.timeoutMicros() * 1000;
+        int spins = 0;
+        while ((byte) BYTE.getVolatile(m, offset) != value)
+        {
+            if ((++spins & 0x3ff) == 0)
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    throw new CheckFailed(what + " on " + link.name + ": last byte still " + hex(m, offset)
+                        + " after " + p.timeoutMicros() / 1e6 + " s, expected " + String.format("0x%02x", value));
+                }
+                Thread.yield();
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static void flip(final MemorySegment m, final long offset)
+    {
+        m.set(ValueLayout.JAVA_BYTE, offset, (byte) ~m.get(ValueLayout.JAVA_BYTE, offset));
+    }
+
+    private static String hex(final MemorySegment m, final long offset)
+    {
+        return String.format("0x%02x", m.get(ValueLayout.JAVA_BYTE, offset));
+    }
+
+    private static void pause(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new CheckFailed("interrupted");
+        }
     }
 
     /** Frees the endpoint, its EVDs and the buffers; what cannot be freed is left to the IA close. */
     void free()
     {
         link.free();
-        for (final Lmr l : new Lmr[] {recv, send, source, target, sink})
+        for (final Lmr l : new Lmr[] {msgRecv, msgSend, rbuf, sbuf, ppRecv, ppSend})
         {
             try
             {
-                l.free();
+                if (l != null)
+                {
+                    l.free();
+                }
             }
             catch (final RuntimeException e)
             {
