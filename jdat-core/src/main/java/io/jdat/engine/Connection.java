@@ -1,12 +1,19 @@
 package io.jdat.engine;
 
+import io.jdat.AsyncErrorReason;
+import io.jdat.Dat;
+import io.jdat.DtoStatus;
+import io.jdat.EpState;
 import io.jdat.EventNumber;
+import io.jdat.MemPriv;
 import io.jdat.engine.channel.AcceptHandler;
 import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.ConnectHandler;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.PendingConnect;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -15,9 +22,11 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * One connection of an endpoint, from connect or accept to its end: the engine's half of the
  * channel. It holds what lives exactly as long as the connection (sequence numbers, RDMA Read
- * credits and descriptors, the message being received) and forwards the channel's callbacks to
- * its endpoint, which validates and places them. An endpoint that is reset and reconnected gets a
- * new connection; callbacks for an old one are ignored.
+ * credits and descriptors, the message being received) and handles what the channel delivers:
+ * every incoming segment is checked (MSN, MO, STag, PZ, rights, bounds) before a byte is placed,
+ * and a violation places nothing and terminates the connection. Setup outcomes and the end of
+ * the connection go to the endpoint's {@link EpStateMachine}. An endpoint that is reset and
+ * reconnected gets a new connection; callbacks for an old one are ignored.
  */
 final class Connection implements ConnectHandler, AcceptHandler
 {
@@ -84,20 +93,20 @@ final class Connection implements ConnectHandler, AcceptHandler
     @Override
     public void established(final Channel ch, final byte[] privateData, final int peerIrd, final int peerOrd)
     {
-        ep.activeEstablished(this, ch, privateData, peerIrd, peerOrd);
+        ep.states.activeEstablished(this, ch, privateData, peerIrd, peerOrd);
     }
 
     @Override
     public void rejected(final boolean byPeer)
     {
-        ep.setupFailed(this, byPeer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+        ep.states.setupFailed(this, byPeer ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
             : EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
     }
 
     @Override
     public void unreachable()
     {
-        ep.setupFailed(this, EventNumber.CONNECTION_EVENT_UNREACHABLE);
+        ep.states.setupFailed(this, EventNumber.CONNECTION_EVENT_UNREACHABLE);
     }
 
     /** The connect timeout expired (timer thread). */
@@ -106,67 +115,462 @@ final class Connection implements ConnectHandler, AcceptHandler
         final PendingConnect p = pending;
         if (p != null && p.cancel())
         {
-            ep.setupFailed(this, EventNumber.CONNECTION_EVENT_TIMED_OUT);
+            ep.states.setupFailed(this, EventNumber.CONNECTION_EVENT_TIMED_OUT);
         }
     }
 
     @Override
     public void established(final Channel ch)
     {
-        ep.passiveEstablished(this, ch);
+        ep.states.passiveEstablished(this, ch);
     }
 
     @Override
     public void acceptFailed()
     {
-        ep.setupFailed(this, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+        ep.states.setupFailed(this, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
     }
 
-    // ---------------------------------------------------------------- traffic
+    // ---------------------------------------------------------------- inbound placement
 
+    /** An untagged segment of a Send: find or continue its receive buffer and place the bytes. */
     @Override
     public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len)
     {
-        return ep.inboundSend(this, msn, mo, last, solicited, src, off, len);
+        TerminateInfo t = null;
+        DtoStatus recvStatus = null;
+        boolean fireSoft = false;
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.conn != this || closed)
+            {
+                return false;
+            }
+            RecvBuffer b = current;
+            if (b == null)
+            {
+                if (msn != expectedSendMsn)
+                {
+                    t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_RANGE, 0, msn, mo, solicited);
+                }
+                else if (mo != 0)
+                {
+                    t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MO, 0, msn, mo, solicited);
+                }
+                else
+                {
+                    b = ep.recvs.take();
+                    if (b == null)
+                    {
+                        t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, 0, msn, mo, solicited);
+                    }
+                    else
+                    {
+                        current = b;
+                        received = 0;
+                        if (ep.srq != null)
+                        {
+                            // an SRQ endpoint now holds one buffer: check its watermarks
+                            if (ep.softHw != Dat.WATERMARK_INFINITE && 1 > ep.softHw)
+                            {
+                                ep.softHw = Dat.WATERMARK_INFINITE;
+                                fireSoft = true;
+                            }
+                            if (ep.hardHw != Dat.WATERMARK_INFINITE && 1 > ep.hardHw)
+                            {
+                                t = TerminateInfo.of(TerminateCodes.LAYER_RDMAP,
+                                    TerminateCodes.RDMAP_REMOTE_OPERATION, TerminateCodes.RDMAP_CATASTROPHIC_STREAM);
+                            }
+                        }
+                    }
+                }
+            }
+            else if (msn != expectedSendMsn)
+            {
+                t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_RANGE, 0, msn, mo, solicited);
+            }
+            else if (Integer.toUnsignedLong(mo) != received)
+            {
+                t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MO, 0, msn, mo, solicited);
+            }
+            if (t == null)
+            {
+                if (received + len > b.local.total)
+                {
+                    recvStatus = DtoStatus.ERR_LOCAL_LENGTH;
+                    t = untagged(TerminateCodes.DDP_UNTAGGED_MSG_TOO_LONG, 0, msn, mo, solicited);
+                }
+                else if (!placeable(b.local) || !copy(b.local, received, src, off, len))
+                {
+                    recvStatus = DtoStatus.ERR_LOCAL_PROTECTION;
+                    t = TerminateInfo.of(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_LOCAL_CATASTROPHIC, 0);
+                }
+                else
+                {
+                    received += len;
+                    if (last)
+                    {
+                        ep.recvs.finish(this, b, solicited);
+                    }
+                }
+            }
+            if (t != null && recvStatus != null)
+            {
+                // the failing receive completes with its own status before the flushes
+                ep.recvs.flush(this, recvStatus);
+            }
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+        if (fireSoft)
+        {
+            ep.ia.reportAsync(EventNumber.JDAT_ASYNC_EP_SOFT_HIGH_WATERMARK, ep,
+                AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, null);
+        }
+        if (t != null)
+        {
+            ep.states.fail(this, t, null, null, false);
+            return false;
+        }
+        return true;
     }
 
+    private static TerminateInfo untagged(final int code, final int queue, final int msn, final int mo,
+        final boolean solicited)
+    {
+        return TerminateInfo.untagged(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_UNTAGGED_BUFFER, code,
+            queue == 1 ? RdmapOpcode.RDMA_READ_REQUEST : solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND,
+            queue, msn, mo);
+    }
+
+    /** Whether every region of a receive is still registered in this EP's PZ. */
+    private boolean placeable(final Segments s)
+    {
+        for (int i = 0; i < s.count; i++)
+        {
+            final MemoryRegion r = s.regions[i];
+            if (!r.valid || r.pz != (ep.srq != null ? ep.srq.pz : ep.pz))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean copy(final Segments s, final long at, final MemorySegment src, final long off,
+        final int len)
+    {
+        try
+        {
+            return s.scatter(at, src, off, len);
+        }
+        catch (final RuntimeException e)
+        {
+            // memory released under us (closed arena) or not writable
+            return false;
+        }
+    }
+
+    /** A tagged segment of an RDMA Write into this side's memory. */
     @Override
     public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src, final long off,
         final int len)
     {
-        return ep.inboundWrite(this, stag, to, src, off, len);
+        if (ep.conn != this || closed)
+        {
+            return false;
+        }
+        if (len == 0)
+        {
+            return true;
+        }
+        final MemoryRegion r = ep.ia.memory.lookup(stag);
+        final int code = checkRemote(r, to, len, MemPriv.REMOTE_WRITE_FLAG);
+        TerminateInfo t = null;
+        if (code >= 0)
+        {
+            t = code == ACCESS
+                ? TerminateInfo.tagged(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_PROTECTION,
+                    TerminateCodes.RDMAP_ACCESS_RIGHTS, RdmapOpcode.RDMA_WRITE, stag, to)
+                : TerminateInfo.tagged(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_TAGGED_BUFFER, code,
+                    RdmapOpcode.RDMA_WRITE, stag, to);
+        }
+        else
+        {
+            try
+            {
+                MemorySegment.copy(src, off, r.memory, to - r.base, len);
+            }
+            catch (final RuntimeException e)
+            {
+                t = TerminateInfo.of(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_LOCAL_CATASTROPHIC, 0);
+            }
+        }
+        if (t != null)
+        {
+            ep.states.fail(this, t, null, null, false);
+            return false;
+        }
+        return true;
     }
 
-    @Override
-    public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
-        final int srcStag, final long srcTo)
+    /** {@link #checkRemote} result: the access right is missing (an RDMAP error, not a DDP one). */
+    private static final int ACCESS = 100;
+
+    /**
+     * Checks a remote access to {@code [to, to + len)} through STag region {@code r}: -1 if
+     * allowed, else a DDP tagged-buffer code (or {@link #ACCESS}).
+     */
+    private int checkRemote(final MemoryRegion r, final long to, final long len, final int right)
     {
-        return ep.inboundReadRequest(this, msn, sinkStag, sinkTo, size, srcStag, srcTo);
+        if (r == null)
+        {
+            return TerminateCodes.DDP_TAGGED_INVALID_STAG;
+        }
+        if (r.pz != ep.pz)
+        {
+            return TerminateCodes.DDP_TAGGED_STAG_NOT_ASSOCIATED;
+        }
+        if (!r.has(right))
+        {
+            return ACCESS;
+        }
+        if (Long.compareUnsigned(to + len, to) < 0)
+        {
+            return TerminateCodes.DDP_TAGGED_TO_WRAP;
+        }
+        if (r.offsetOf(to, len) < 0)
+        {
+            return TerminateCodes.DDP_TAGGED_BASE_BOUNDS;
+        }
+        return -1;
     }
 
+    /** An RDMA Read Request: validate the source and queue the response. */
     @Override
-    public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
-        final long off, final int len)
+    public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo,
+        final int size, final int srcStag, final long srcTo)
     {
-        return ep.inboundReadResponse(this, stag, to, last, src, off, len);
+        TerminateInfo t = null;
+        Channel flush = null;
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.conn != this || closed)
+            {
+                return false;
+            }
+            final long length = Integer.toUnsignedLong(size);
+            if (msn != expectedReadMsn)
+            {
+                t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_RANGE, 1, msn, 0, false);
+            }
+            else if (inboundReads >= ird || freeResponses.isEmpty())
+            {
+                // more reads than this side agreed to serve (IRD)
+                t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, 1, msn, 0, false);
+            }
+            else
+            {
+                final MemoryRegion r = length == 0 ? null : ep.ia.memory.lookup(srcStag);
+                final int code = length == 0 ? -1 : checkRemote(r, srcTo, length, MemPriv.REMOTE_READ_FLAG);
+                if (code >= 0)
+                {
+                    t = TerminateInfo.untagged(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_PROTECTION,
+                        rdmapCode(code), RdmapOpcode.RDMA_READ_REQUEST, 1, msn, 0);
+                }
+                else
+                {
+                    final ReadResponse resp = freeResponses.pop();
+                    resp.sinkStag = sinkStag;
+                    resp.sinkTo = sinkTo;
+                    resp.memory = r == null ? null : r.memory;
+                    resp.offset = r == null ? 0 : srcTo - r.base;
+                    resp.length = size;
+                    inboundReads++;
+                    expectedReadMsn++;
+                    channel.post(resp);
+                    flush = channel;
+                }
+            }
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+        if (t != null)
+        {
+            ep.states.fail(this, t, null, null, false);
+            return false;
+        }
+        flush.flush();
+        return true;
     }
+
+    private static int rdmapCode(final int ddpCode)
+    {
+        return switch (ddpCode)
+        {
+            case TerminateCodes.DDP_TAGGED_INVALID_STAG -> TerminateCodes.RDMAP_INVALID_STAG;
+            case TerminateCodes.DDP_TAGGED_BASE_BOUNDS -> TerminateCodes.RDMAP_BASE_BOUNDS;
+            case TerminateCodes.DDP_TAGGED_STAG_NOT_ASSOCIATED -> TerminateCodes.RDMAP_STAG_NOT_ASSOCIATED;
+            case TerminateCodes.DDP_TAGGED_TO_WRAP -> TerminateCodes.RDMAP_TO_WRAP;
+            default -> TerminateCodes.RDMAP_ACCESS_RIGHTS;
+        };
+    }
+
+    /** A tagged segment of an RDMA Read Response: it must continue the oldest outstanding read exactly. */
+    @Override
+    public boolean onReadResponse(final int stag, final long to, final boolean last,
+        final MemorySegment src, final long off, final int len)
+    {
+        TerminateInfo t = null;
+        DtoStatus culpritStatus = null;
+        WorkRequest culprit = null;
+        Channel flush = null;
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.conn != this || closed)
+            {
+                return false;
+            }
+            final ReadOp op = outstandingReads.peek();
+            if (op == null || stag != op.stag())
+            {
+                t = tagged(TerminateCodes.DDP_TAGGED_STAG_NOT_ASSOCIATED, stag, to);
+            }
+            else if (to != op.to() + op.received || len > op.size - op.received || !last && len == 0
+                || last && op.received + len != op.size)
+            {
+                t = tagged(TerminateCodes.DDP_TAGGED_BASE_BOUNDS, stag, to);
+            }
+            else if (len > 0 && !op.sink.valid)
+            {
+                // the sink's LMR was freed after the post: its STag is no longer valid (RFC 5041
+                // tagged buffer error, as siw reports it); locally a protection error (digest §4.4)
+                culprit = op.wr;
+                culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
+                t = tagged(TerminateCodes.DDP_TAGGED_INVALID_STAG, stag, to);
+            }
+            else if (len > 0 && !copyInto(op, src, off, len))
+            {
+                culprit = op.wr;
+                culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
+                t = TerminateInfo.of(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_LOCAL_CATASTROPHIC, 0);
+            }
+            else
+            {
+                op.received += len;
+                if (last)
+                {
+                    outstandingReads.poll();
+                    final WorkRequest wr = op.wr;
+                    op.clear();
+                    freeReads.push(op);
+                    wr.readsDone++;
+                    if (wr.readsDone == RequestQueue.readsNeeded(wr))
+                    {
+                        wr.state = WorkRequest.DONE;
+                        wr.status = DtoStatus.SUCCESS;
+                        wr.transferred = wr.remoteLength;
+                    }
+                    ep.requests.startReady(this);
+                    flush = channel;
+                }
+            }
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+        if (t != null)
+        {
+            ep.states.fail(this, t, culprit, culpritStatus, false);
+            return false;
+        }
+        if (flush != null)
+        {
+            flush.flush();
+        }
+        return true;
+    }
+
+    private static TerminateInfo tagged(final int code, final int stag, final long to)
+    {
+        return TerminateInfo.tagged(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_TAGGED_BUFFER, code,
+            RdmapOpcode.RDMA_READ_RESPONSE, stag, to);
+    }
+
+    private static boolean copyInto(final ReadOp op, final MemorySegment src, final long off, final int len)
+    {
+        try
+        {
+            MemorySegment.copy(src, off, op.sink.memory, op.sinkOffset + op.received, len);
+            return true;
+        }
+        catch (final RuntimeException e)
+        {
+            return false;
+        }
+    }
+
+    /** The channel is done with a message. */
+    @Override
+    public void onSent(final OutboundMessage m)
+    {
+        Channel closeGracefully = null;
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.conn != this || closed)
+            {
+                return;
+            }
+            if (m instanceof WorkRequest wr)
+            {
+                wr.state = WorkRequest.DONE;
+                wr.status = DtoStatus.SUCCESS;
+                wr.transferred = wr.local.total;
+                ep.requests.retire();
+            }
+            else if (m instanceof ReadResponse r)
+            {
+                r.clear();
+                freeResponses.push(r);
+                inboundReads--;
+            }
+            if (ep.state == EpState.DISCONNECT_PENDING && ep.requests.idle() && !disconnecting)
+            {
+                disconnecting = true;
+                closeGracefully = channel;
+            }
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+        if (closeGracefully != null)
+        {
+            closeGracefully.disconnect();
+        }
+    }
+
+    // ---------------------------------------------------------------- the end
 
     @Override
     public void onTerminate(final TerminateInfo info)
     {
-        ep.terminated(this, info);
-    }
-
-    @Override
-    public void onSent(final OutboundMessage message)
-    {
-        ep.sent(this, message);
+        ep.states.terminated(this, info);
     }
 
     @Override
     public void onClosed(final CloseReason reason)
     {
-        ep.closed(this, reason);
+        ep.states.closed(this, reason);
     }
 }

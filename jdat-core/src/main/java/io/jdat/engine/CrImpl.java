@@ -95,7 +95,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
             markDestroyed();
             ia.forget(this);
         }
-        target.accept(this, request, data);
+        target.states.accept(this, request, data);
     }
 
     @Override
@@ -143,7 +143,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
         }
         else
         {
-            ep.released();
+            ep.states.released();
         }
     }
 

@@ -105,7 +105,7 @@ final class RmrImpl extends EngineObject implements Rmr
         }
         try
         {
-            ep.postBind(this, next, lmr, userCookie, completionFlags);
+            ep.requests.postBind(this, next, lmr, userCookie, completionFlags);
         }
         catch (final RuntimeException e)
         {

@@ -44,7 +44,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
             rsp = new RspImpl(ia, connQual, evd, ep);
             if (ep != null)
             {
-                ep.reserveFor(rsp);
+                ep.states.reserveFor(rsp);
             }
             ia.register(rsp, ia.config.maxRsps, DatReturnSubtype.NO_SUBTYPE, "RSPs");
             evd.streamRefs++;
@@ -114,7 +114,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
             if (ep != null)
             {
                 // the consumer's accept takes the IA lock, so it cannot see the CR before this
-                target.requestArrived(cr);
+                target.states.requestArrived(cr);
             }
             else
             {
@@ -164,7 +164,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
         evd.otherStreams--;
         if (ep != null)
         {
-            ep.unreserve();
+            ep.states.unreserve();
         }
         ia.forget(this);
     }

@@ -1,0 +1,492 @@
+package io.jdat.engine;
+
+import io.jdat.CompletionFlags;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DtoStatus;
+import io.jdat.EpAttr;
+import io.jdat.EpState;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.engine.channel.Channel;
+import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TerminateInfo;
+
+/**
+ * An endpoint's request queue (its send queue): the Sends, RDMA Writes, RDMA Reads and RMR
+ * binds posted to it, from posting to their completion on the request EVD.
+ *
+ * <p>A ring of {@link WorkRequest}s with three counters, {@code head} (oldest not yet completed
+ * to the consumer), {@code start} (next to hand to the channel) and {@code tail} (next free).
+ * Requests start in order (a fence or a lack of RDMA Read credits holds back everything behind
+ * it) and retire in order, so completions appear in posting order. Guarded by the endpoint's
+ * lock.
+ */
+final class RequestQueue
+{
+    private final EpImpl ep;
+    private final Segments scratch;
+    WorkRequest[] ring;
+    long head;
+    long start;
+    long tail;
+
+    RequestQueue(final EpImpl ep, final EpAttr attr, final int maxIov)
+    {
+        this.ep = ep;
+        this.scratch = new Segments(Math.max(maxIov, 1));
+        renew(attr);
+    }
+
+    /** A fresh, empty ring sized by {@code attr}; the old one may still be read by a closing channel. */
+    void renew(final EpAttr attr)
+    {
+        final int iov = Math.max(attr.maxRequestIov, Math.max(attr.maxRdmaReadIov, attr.maxRdmaWriteIov));
+        final WorkRequest[] r = new WorkRequest[attr.maxRequestDtos];
+        for (int i = 0; i < r.length; i++)
+        {
+            r[i] = new WorkRequest(iov);
+        }
+        ring = r;
+        head = start = tail = 0;
+    }
+
+    /** Whether every posted request has completed to the consumer. Lock held. */
+    boolean idle()
+    {
+        return head == tail;
+    }
+
+    void post(final int op, final int n, final LmrTriplet[] iov, final long cookie,
+        final RmrTriplet remote, final int flags)
+    {
+        ep.checkLive();
+        final int flagsArg = op == WorkRequest.SEND ? 5 : 6;
+        if ((flags & ~EpImpl.REQUEST_FLAGS) != 0)
+        {
+            throw Errors.invalidParameter(flagsArg, "unknown completion flags 0x" + Integer.toHexString(flags));
+        }
+        if ((flags & CompletionFlags.UNSIGNALLED_FLAG) != 0
+            && ep.attr.requestCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
+        {
+            throw Errors.invalidParameter(flagsArg, "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's "
+                + "request_completion_flags to be UNSIGNALLED");
+        }
+        if (op != WorkRequest.SEND && remote == null)
+        {
+            throw Errors.invalidParameter(5, "remote_buffer is null");
+        }
+        Channel flush = null;
+        Locks.lock(ep.lock);
+        try
+        {
+            final EpState s = ep.state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED)
+            {
+                throw Errors.invalidState(EpImpl.stateSubtype(s), "requests can be posted only while CONNECTED or "
+                    + "DISCONNECTED");
+            }
+            final int maxIov = switch (op)
+            {
+                case WorkRequest.SEND -> ep.attr.maxRequestIov;
+                case WorkRequest.WRITE -> ep.attr.maxRdmaWriteIov;
+                default -> ep.attr.maxRdmaReadIov;
+            };
+            if (s == EpState.DISCONNECTED)
+            {
+                // accepted and flushed at once
+                scratch.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
+                checkLengths(op, scratch.total, remote);
+                scratch.clear();
+                completeRequestEvent(cookie, flags, DtoStatus.ERR_FLUSHED, 0);
+                return;
+            }
+            if (ring.length == 0 || tail - head == ring.length)
+            {
+                throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
+                    "max_request_dtos (" + ring.length + ") requests are outstanding");
+            }
+            final Connection c = ep.conn;
+            if (op == WorkRequest.READ && c.ord == 0)
+            {
+                throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_CREDITS,
+                    "the connection allows no outstanding RDMA Reads (max_rdma_read_out 0)");
+            }
+            final WorkRequest wr = ring[(int) (tail % ring.length)];
+            wr.reset();
+            wr.local.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
+            try
+            {
+                checkLengths(op, wr.local.total, remote);
+            }
+            catch (final RuntimeException e)
+            {
+                wr.local.clear();
+                throw e;
+            }
+            wr.op = op;
+            wr.flags = flags;
+            wr.cookie = cookie;
+            wr.state = WorkRequest.QUEUED;
+            wr.solicited = (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0;
+            if (remote != null)
+            {
+                wr.remoteStag = remote.rmrContext;
+                wr.remoteTo = remote.targetAddress;
+                wr.remoteLength = op == WorkRequest.READ ? remote.segmentLength : wr.local.total;
+            }
+            tail++;
+            startReady(c);
+            flush = c.channel;
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+        flush.flush();
+    }
+
+    private void checkLengths(final int op, final long local, final RmrTriplet remote)
+    {
+        switch (op)
+        {
+            case WorkRequest.SEND ->
+            {
+                if (local > ep.attr.maxMessageSize)
+                {
+                    throw Errors.invalidParameter(3, local + " bytes exceed max_message_size "
+                        + ep.attr.maxMessageSize);
+                }
+            }
+            case WorkRequest.WRITE ->
+            {
+                if (local > remote.segmentLength)
+                {
+                    throw Errors.lengthError(local + " bytes do not fit the remote buffer of " + remote.segmentLength);
+                }
+                if (local > ep.attr.maxRdmaSize)
+                {
+                    throw Errors.invalidParameter(3, local + " bytes exceed max_rdma_size " + ep.attr.maxRdmaSize);
+                }
+            }
+            default ->
+            {
+                if (remote.segmentLength < 0)
+                {
+                    throw Errors.invalidParameter(5, "negative remote length");
+                }
+                if (remote.segmentLength > local)
+                {
+                    throw Errors.lengthError("the remote buffer of " + remote.segmentLength
+                        + " bytes does not fit local_iov's " + local);
+                }
+                if (remote.segmentLength > ep.attr.maxRdmaSize)
+                {
+                    throw Errors.invalidParameter(5, remote.segmentLength + " bytes exceed max_rdma_size "
+                        + ep.attr.maxRdmaSize);
+                }
+            }
+        }
+    }
+
+    /** Posts an RMR bind through this endpoint (dat_rmr_bind validated the rest). */
+    void postBind(final RmrImpl rmr, final MemoryRegion region, final LmrImpl lmr, final long cookie,
+        final int flags)
+    {
+        ep.checkLive();
+        Locks.lock(ep.lock);
+        try
+        {
+            final EpState s = ep.state;
+            if (s != EpState.CONNECTED && s != EpState.DISCONNECTED)
+            {
+                throw Errors.invalidState(EpImpl.stateSubtype(s),
+                    "binds can be posted only while CONNECTED or DISCONNECTED");
+            }
+            if (s == EpState.DISCONNECTED)
+            {
+                if (lmr != null)
+                {
+                    lmr.boundRmrs.decrementAndGet();
+                }
+                postBindEvent(rmr, cookie, flags, DtoStatus.ERR_FLUSHED);
+                return;
+            }
+            if (ring.length == 0 || tail - head == ring.length)
+            {
+                throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
+                    "max_request_dtos (" + ring.length + ") requests are outstanding");
+            }
+            final WorkRequest wr = ring[(int) (tail % ring.length)];
+            wr.reset();
+            wr.op = WorkRequest.BIND;
+            wr.flags = flags;
+            wr.cookie = cookie;
+            wr.state = WorkRequest.QUEUED;
+            wr.rmr = rmr;
+            wr.bindRegion = region;
+            wr.bindLmr = lmr;
+            tail++;
+            startReady(ep.conn);
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+    }
+
+    /** Hands every startable request to the channel, in order. Lock held. */
+    void startReady(final Connection c)
+    {
+        final Channel ch = c.channel;
+        while (start < tail)
+        {
+            final WorkRequest wr = ring[(int) (start % ring.length)];
+            if ((wr.flags & CompletionFlags.BARRIER_FENCE_FLAG) != 0 && !c.outstandingReads.isEmpty()
+                && wr.state == WorkRequest.QUEUED)
+            {
+                return;
+            }
+            switch (wr.op)
+            {
+                case WorkRequest.SEND ->
+                {
+                    wr.msn = c.sendMsn++;
+                    wr.state = WorkRequest.STARTED;
+                    ch.post(wr);
+                }
+                case WorkRequest.WRITE ->
+                {
+                    wr.state = WorkRequest.STARTED;
+                    ch.post(wr);
+                }
+                case WorkRequest.READ ->
+                {
+                    if (!issueReads(c, wr))
+                    {
+                        return;
+                    }
+                }
+                default ->
+                {
+                    executeBind(wr);
+                }
+            }
+            start++;
+        }
+        retire();
+    }
+
+    /**
+     * Issues the Read Requests of a read: one per local segment that receives data (one of size
+     * 0 for an empty read), as far as ORD credits allow. True once all are issued. Lock held.
+     */
+    private boolean issueReads(final Connection c, final WorkRequest wr)
+    {
+        final Segments local = wr.local;
+        final int needed = readsNeeded(wr);
+        long remoteOffset = 0;
+        for (int i = 0; i < wr.readsIssued; i++)
+        {
+            remoteOffset += local.lengths[i];
+        }
+        wr.state = WorkRequest.STARTED;
+        while (wr.readsIssued < needed)
+        {
+            final ReadOp op = c.freeReads.poll();
+            if (op == null)
+            {
+                return false;
+            }
+            final int i = wr.readsIssued;
+            final long size = Math.min(wr.remoteLength - remoteOffset, local.count == 0 ? 0 : local.lengths[i]);
+            op.wr = wr;
+            op.msn = c.readMsn++;
+            op.sink = local.count == 0 || size == 0 ? null : local.regions[i];
+            op.sinkOffset = local.count == 0 ? 0 : local.offsets[i];
+            op.size = size;
+            op.srcStag = wr.remoteStag;
+            op.srcTo = wr.remoteTo + remoteOffset;
+            op.received = 0;
+            c.outstandingReads.add(op);
+            c.channel.post(op);
+            remoteOffset += size;
+            wr.readsIssued++;
+        }
+        return true;
+    }
+
+    static int readsNeeded(final WorkRequest wr)
+    {
+        long remaining = wr.remoteLength;
+        int n = 0;
+        for (int i = 0; i < wr.local.count && remaining > 0; i++)
+        {
+            remaining -= wr.local.lengths[i];
+            n++;
+        }
+        return Math.max(n, 1);
+    }
+
+    /** An RMR bind takes effect when it reaches the head of the start queue. Lock held. */
+    private void executeBind(final WorkRequest wr)
+    {
+        wr.rmr.apply(wr.bindRegion, wr.bindLmr);
+        wr.bindLmr = null;
+        wr.state = WorkRequest.DONE;
+        wr.status = DtoStatus.SUCCESS;
+    }
+
+    /** Completes finished requests to the consumer, oldest first. Lock held. */
+    void retire()
+    {
+        while (head < start)
+        {
+            final WorkRequest wr = ring[(int) (head % ring.length)];
+            if (wr.state != WorkRequest.DONE)
+            {
+                return;
+            }
+            if (wr.op == WorkRequest.BIND)
+            {
+                postBindEvent(wr.rmr, wr.cookie, wr.flags, wr.status);
+            }
+            else
+            {
+                completeRequestEvent(wr.cookie, wr.flags, wr.status, wr.transferred);
+            }
+            if (wr.status == DtoStatus.SUCCESS)
+            {
+                wr.reset();
+            }
+            // else the connection ended and the channel may still read the request until it is
+            // gone: leave it whole (the ring is not reused, see reset())
+            head++;
+        }
+    }
+
+    void completeRequestEvent(final long cookie, final int flags, final DtoStatus status, final long length)
+    {
+        if (status == DtoStatus.SUCCESS && (flags & CompletionFlags.SUPPRESS_FLAG) != 0)
+        {
+            return;
+        }
+        final EvdImpl e = ep.requestEvd;
+        if (e != null)
+        {
+            e.postDto(ep, cookie, status, length, requestNotifies(flags), null);
+        }
+    }
+
+    private void postBindEvent(final RmrImpl rmr, final long cookie, final int flags, final DtoStatus status)
+    {
+        if (status == DtoStatus.SUCCESS && (flags & CompletionFlags.SUPPRESS_FLAG) != 0)
+        {
+            return;
+        }
+        final EvdImpl e = ep.requestEvd;
+        if (e != null)
+        {
+            e.postRmrBind(rmr, cookie, status, requestNotifies(flags));
+        }
+    }
+
+    private boolean requestNotifies(final int flags)
+    {
+        return ep.attr.requestCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG
+            || (flags & CompletionFlags.UNSIGNALLED_FLAG) == 0;
+    }
+
+    /**
+     * Every request not yet complete completes in error, in order: the culprit with its status,
+     * the rest flushed; so does every request behind the first of them whose success was not
+     * reported yet (completions come in posting order, and once one is an error every later one
+     * is too: dat_ep_disconnect, digest §3.4). The ring is not reused afterwards (see
+     * {@link EpStateMachine#reset()}). Lock held.
+     */
+    void flush(final WorkRequest culprit, final DtoStatus culpritStatus)
+    {
+        boolean failing = false;
+        for (long i = head; i < tail; i++)
+        {
+            final WorkRequest wr = ring[(int) (i % ring.length)];
+            if (wr.state == WorkRequest.DONE)
+            {
+                if (failing && wr.status == DtoStatus.SUCCESS && wr.op != WorkRequest.BIND)
+                {
+                    // sent, but reported behind a request that failed
+                    wr.status = DtoStatus.ERR_FLUSHED;
+                    wr.transferred = 0;
+                }
+                else if (wr.status != DtoStatus.SUCCESS)
+                {
+                    failing = true;
+                }
+            }
+            else
+            {
+                failing = true;
+                wr.state = WorkRequest.DONE;
+                wr.status = wr == culprit ? culpritStatus : DtoStatus.ERR_FLUSHED;
+                wr.transferred = 0;
+                if (wr.op == WorkRequest.BIND && wr.bindLmr != null)
+                {
+                    wr.bindLmr.boundRmrs.decrementAndGet();
+                    wr.bindLmr = null;
+                }
+            }
+        }
+        start = tail;
+        retire();
+    }
+
+    /** The request a Terminate is about: by MSN for untagged, the oldest unfinished Write for tagged. Lock held. */
+    WorkRequest culprit(final Connection c, final TerminateInfo info)
+    {
+        for (long i = head; i < start; i++)
+        {
+            final WorkRequest wr = ring[(int) (i % ring.length)];
+            if (wr.state == WorkRequest.DONE)
+            {
+                continue;
+            }
+            if (!info.hdrKnown())
+            {
+                return wr;
+            }
+            if (info.tagged() && info.opcode() == RdmapOpcode.RDMA_WRITE && wr.op == WorkRequest.WRITE)
+            {
+                return wr;
+            }
+            if (!info.tagged() && info.queue() == 0 && wr.op == WorkRequest.SEND && wr.msn == info.msn())
+            {
+                return wr;
+            }
+            if ((!info.tagged() && info.queue() == 1 || info.opcode() == RdmapOpcode.RDMA_READ_REQUEST)
+                && wr.op == WorkRequest.READ)
+            {
+                for (final ReadOp op : c.outstandingReads)
+                {
+                    if (op.wr == wr && op.msn == info.msn())
+                    {
+                        return wr;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Binds that never executed give their LMR back. Lock held. */
+    void releaseBinds()
+    {
+        for (long i = start; i < tail; i++)
+        {
+            final WorkRequest wr = ring[(int) (i % ring.length)];
+            if (wr.op == WorkRequest.BIND && wr.bindLmr != null)
+            {
+                wr.bindLmr.boundRmrs.decrementAndGet();
+                wr.bindLmr = null;
+            }
+        }
+    }
+}
