@@ -13,6 +13,7 @@ import io.jdat.engine.channel.ConnectHandler;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
@@ -315,6 +316,28 @@ final class Connection implements ConnectHandler, AcceptHandler
             ep.states.fail(this, t, null, null, false);
             return false;
         }
+        return true;
+    }
+
+    /**
+     * Where a tagged RDMA Write segment of {@code len} bytes may be placed by the transport itself:
+     * the checks of {@link #onWrite}, nothing placed, nothing failed (a segment that does not
+     * pass goes through {@code onWrite}, which fails it).
+     */
+    @Override
+    public boolean writeTarget(final int stag, final long to, final int len, final TaggedTarget target)
+    {
+        if (ep.conn != this || closed || len == 0)
+        {
+            return false;
+        }
+        final MemoryRegion r = ep.ia.memory.lookup(stag);
+        if (checkRemote(r, to, len, MemPriv.REMOTE_WRITE_FLAG) >= 0)
+        {
+            return false;
+        }
+        target.memory = r.memory;
+        target.offset = to - r.base;
         return true;
     }
 

@@ -24,6 +24,21 @@ public interface ChannelHandler
     boolean onWrite(int stag, long to, boolean last, MemorySegment src, long off, int len);
 
     /**
+     * Direct placement of an RDMA Write segment, for a transport that can move its payload
+     * straight from the wire into memory: checks {@code len} bytes at {@code stag}/{@code to}
+     * exactly as {@link #onWrite} would, before any of them arrived, and if they may be written
+     * fills {@code target} with where they go and returns true; the transport then writes the
+     * payload there itself, in place of calling {@code onWrite}. Returns false, changing nothing,
+     * when the segment may not be placed (or the engine does not place directly): the transport
+     * then calls {@code onWrite} with the payload as usual, which fails it with the Terminate the
+     * check calls for.
+     */
+    default boolean writeTarget(final int stag, final long to, final int len, final TaggedTarget target)
+    {
+        return false;
+    }
+
+    /**
      * An RDMA Read Request (queue 1): read {@code size} bytes at {@code srcStag}/{@code srcTo} of
      * this side and return them to {@code sinkStag}/{@code sinkTo} of the requester.
      */

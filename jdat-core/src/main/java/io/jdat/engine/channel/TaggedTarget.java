@@ -1,0 +1,16 @@
+package io.jdat.engine.channel;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Where the payload of a tagged segment goes, for a transport that moves it there itself
+ * ({@link ChannelHandler#writeTarget}): {@code length} bytes of {@code memory} from
+ * {@code offset}. One per connection, filled by the engine, read by the transport; reused.
+ */
+public final class TaggedTarget
+{
+    /** The registered memory the payload lands in (the whole region's segment). */
+    public MemorySegment memory;
+    /** Where in {@link #memory} the first payload byte goes. */
+    public long offset;
+}
