@@ -2,6 +2,7 @@ package io.jdat.tcp;
 
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 
@@ -89,6 +90,8 @@ public final class FpduDecoder
     private TerminateInfo error;
     private TerminateInfo received;
     private int bytesNeeded = Fpdu.LENGTH_FIELD_LENGTH;
+    /** Pad and CRC of an FPDU whose payload was placed directly ({@link #placeDirect}), still to skip. */
+    private int skip;
 
     private ByteBuffer cachedBuffer;
     private MemorySegment cachedSegment;
@@ -146,6 +149,17 @@ public final class FpduDecoder
             return state;
         }
         prepare(src);
+        if (skip > 0)
+        {
+            final int n = Math.min(skip, src.remaining());
+            src.position(src.position() + n);
+            skip -= n;
+            if (skip > 0)
+            {
+                bytesNeeded = skip;
+                return Status.NEED_MORE;
+            }
+        }
         while (true)
         {
             final int fpdu = src.position();
@@ -177,6 +191,74 @@ public final class FpduDecoder
                 return state;
             }
         }
+    }
+
+    /**
+     * Whether the decoder is inside an FPDU: one whose payload is being placed directly, or whose
+     * pad and CRC are still to come.
+     */
+    public boolean insideFpdu()
+    {
+        return skip > 0;
+    }
+
+    /**
+     * Direct placement of an RDMA Write's payload, for a reader that can move bytes from the
+     * socket straight into memory. Call after {@link #decode} returned {@link Status#NEED_MORE}
+     * with {@code src} as it left it. If the incomplete FPDU at the position is an RDMA Write whose
+     * header is all there and passes every check {@code decode} makes, with at least
+     * {@code minRest} payload bytes still to come, and {@link ChannelHandler#writeTarget} gives a
+     * target for its whole payload: copies the payload bytes already in {@code src} there, moves
+     * the position to the limit, advances {@code target.offset} past them, and returns how many
+     * payload bytes are still to come; the caller reads exactly those into {@code target} and then
+     * goes on with {@code decode}, which skips the FPDU's pad and CRC. Otherwise returns 0 and
+     * changes nothing: the FPDU is decoded once complete, as always.
+     *
+     * <p>Never with CRC: the CRC covers the payload, and nothing may be placed before it is
+     * checked.
+     */
+    public int placeDirect(final ByteBuffer src, final ChannelHandler handler, final TaggedTarget target,
+        final int minRest)
+    {
+        if (crcEnabled || state != Status.NEED_MORE || skip > 0)
+        {
+            return 0;
+        }
+        final int fpdu = src.position();
+        final int available = src.limit() - fpdu;
+        final int headerEnd = Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
+        if (available < headerEnd)
+        {
+            return 0;
+        }
+        final int ulpduLength = Fpdu.ulpduLength(src, fpdu);
+        final int segment = fpdu + Fpdu.ULPDU_OFFSET;
+        final int payloadLength = ulpduLength - DdpRdmap.TAGGED_HEADER_LENGTH;
+        final int present = available - headerEnd;
+        if (payloadLength - present < minRest || DdpRdmap.opcode(src, segment) != RdmapOpcode.RDMA_WRITE
+            || check(src, fpdu, ulpduLength) != null)
+        {
+            return 0;
+        }
+        prepare(src);
+        if (!handler.writeTarget(DdpRdmap.stag(src, segment), DdpRdmap.taggedOffset(src, segment), payloadLength,
+            target))
+        {
+            return 0;
+        }
+        try
+        {
+            MemorySegment.copy(cachedSegment, fpdu + headerEnd, target.memory, target.offset, present);
+        }
+        catch (final RuntimeException e)
+        {
+            // the memory went away meanwhile: onWrite fails the segment
+            return 0;
+        }
+        target.offset += present;
+        src.position(src.limit());
+        skip = Fpdu.padLength(ulpduLength) + Fpdu.CRC_LENGTH;
+        return payloadLength - present;
     }
 
     /** Every check of one complete FPDU; null if it may be delivered. */

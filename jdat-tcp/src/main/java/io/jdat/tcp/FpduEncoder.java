@@ -42,6 +42,8 @@ public final class FpduEncoder
     private int terminateMsn = 1;
 
     private OutboundMessage message;
+    /** The current message's payload is written from where it is ({@link #encode(FpduWrite)}). */
+    private boolean gathered;
     private int opcode;
     private int headerLength;
     private long total;
@@ -154,6 +156,12 @@ public final class FpduEncoder
         this.done = 0;
         this.pieceIndex = 0;
         this.pieceOffset = 0;
+        boolean inPlace = length >= FpduWrite.GATHER_MIN;
+        for (int i = 0, n = message.payloadSegments(); inPlace && i < n; i++)
+        {
+            inPlace = message.payloadMemory(i).isNative();
+        }
+        this.gathered = inPlace;
     }
 
     /** Bytes the next FPDU of the current message takes on the wire; 0 if no message is in progress. */
@@ -192,6 +200,51 @@ public final class FpduEncoder
         return true;
     }
 
+    /**
+     * Appends as many whole FPDUs of the current message to {@code out} as fit, as
+     * {@link #encode(ByteBuffer)} does into a buffer, except that the payload of a message of at
+     * least {@link FpduWrite#GATHER_MIN} bytes in native memory is not copied: {@code out} refers
+     * to it where it is, and the CRC is computed over it there.
+     *
+     * @return true when the message is completely appended (or none was in progress); false when
+     *     {@code out} filled first (write it out, call again)
+     * @throws IllegalStateException if even an empty {@code out} could not hold the next FPDU
+     */
+    public boolean encode(final FpduWrite out)
+    {
+        if (cachedBuffer != out.frame())
+        {
+            cachedBuffer = out.frame();
+            cachedSegment = out.frameSegment;
+            crcView = out.crcView;
+        }
+        while (message != null)
+        {
+            final int payload = nextSegmentPayload();
+            final boolean gather = gathered;
+            final int frameBytes = gather ? Fpdu.fpduLength(headerLength) : Fpdu.fpduLength(headerLength + payload);
+            final int pieces = gather ? message.payloadSegments() : 0;
+            if (!out.fits(frameBytes, gather ? payload : 0, pieces))
+            {
+                if (out.isEmpty())
+                {
+                    throw new IllegalStateException("send frame of " + out.frame().capacity() + " bytes < FPDU of "
+                        + frameBytes);
+                }
+                return false;
+            }
+            if (gather)
+            {
+                writeGatheredSegment(out, payload);
+            }
+            else
+            {
+                writeSegment(out.frame());
+            }
+        }
+        return true;
+    }
+
     /** Bytes on the wire of the Terminate {@link #encodeTerminate} writes for {@code info}. */
     public static int terminateFpduLength(final TerminateInfo info)
     {
@@ -205,6 +258,18 @@ public final class FpduEncoder
      *
      * @return false, writing nothing, if it does not fit before the limit
      */
+    public boolean encodeTerminate(final FpduWrite out, final TerminateInfo info)
+    {
+        if (cachedBuffer != out.frame())
+        {
+            cachedBuffer = out.frame();
+            cachedSegment = out.frameSegment;
+            crcView = out.crcView;
+        }
+        return encodeTerminate(out.frame(), info);
+    }
+
+    /** Writes a Terminate into a buffer, as {@link #encodeTerminate(FpduWrite, TerminateInfo)}. */
     public boolean encodeTerminate(final ByteBuffer dst, final TerminateInfo info)
     {
         final int ulpduLength = DdpRdmap.terminateLength(info);
@@ -259,6 +324,73 @@ public final class FpduEncoder
         }
         copyPayload(segment + headerLength, payload);
         finish(dst, fpdu, ulpduLength);
+        done += payload;
+        if (last)
+        {
+            message = null;
+        }
+    }
+
+    /**
+     * One FPDU whose payload stays where it is: the length and headers into the frame, the
+     * payload pieces as references, then pad and CRC into the frame.
+     */
+    private void writeGatheredSegment(final FpduWrite out, final int payload)
+    {
+        final ByteBuffer dst = out.frame();
+        prepare(dst);
+        final boolean last = done + payload == total;
+        final int ulpduLength = headerLength + payload;
+        final int fpdu = dst.position();
+        final int segment = fpdu + Fpdu.ULPDU_OFFSET;
+        Fpdu.putUlpduLength(dst, fpdu, ulpduLength);
+        switch (opcode)
+        {
+            case RdmapOpcode.RDMA_WRITE, RdmapOpcode.RDMA_READ_RESPONSE ->
+                DdpRdmap.putTaggedHeader(dst, segment, opcode, last, message.stag(), message.to() + done);
+            default -> DdpRdmap.putUntaggedHeader(dst, segment, opcode, last, DdpRdmap.QN_SEND, message.msn(),
+                (int) done);
+        }
+        final int headerEnd = segment + headerLength;
+        if (crcEnabled)
+        {
+            crc.reset();
+            crcView.limit(headerEnd).position(fpdu);
+            crc.update(crcView);
+        }
+        dst.position(headerEnd);
+        int placed = 0;
+        while (placed < payload)
+        {
+            final long available = message.payloadLength(pieceIndex) - pieceOffset;
+            if (available == 0)
+            {
+                pieceIndex++;
+                pieceOffset = 0;
+                continue;
+            }
+            final int n = (int) Math.min(available, payload - placed);
+            final ByteBuffer piece = out.payload(message.payloadMemory(pieceIndex),
+                message.payloadOffset(pieceIndex) + pieceOffset, n);
+            if (crcEnabled)
+            {
+                final int at = piece.position();
+                crc.update(piece);
+                piece.position(at);
+            }
+            pieceOffset += n;
+            placed += n;
+        }
+        final int pad = Fpdu.padLength(ulpduLength);
+        final int trailer = dst.position();
+        Wire.putZeros(dst, trailer, pad);
+        if (crcEnabled)
+        {
+            crcView.limit(trailer + pad).position(trailer);
+            crc.update(crcView);
+        }
+        Wire.putIntLittleEndian(dst, trailer + pad, crcEnabled ? (int) crc.getValue() : 0);
+        dst.position(trailer + pad + Fpdu.CRC_LENGTH);
         done += payload;
         if (last)
         {

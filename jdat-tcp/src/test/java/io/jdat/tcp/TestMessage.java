@@ -113,6 +113,21 @@ final class TestMessage implements OutboundMessage
         return this;
     }
 
+    /** Cuts the payload again into pieces at random places, all of them in native memory. */
+    TestMessage scatterNative(final Random random)
+    {
+        pieces.clear();
+        lengths.clear();
+        int at = 0;
+        while (at < payload.length)
+        {
+            final int len = Math.min(payload.length - at, 1 + random.nextInt(Math.max(1, payload.length / 3)));
+            addPiece(payload, at, len, true);
+            at += len;
+        }
+        return this;
+    }
+
     private void addPiece(final byte[] source, final int from, final int length, final boolean offHeap)
     {
         final MemorySegment memory;

@@ -5,10 +5,12 @@ import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
+import io.jdat.tcp.FpduWrite;
 import io.jdat.tcp.Mpa;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -49,7 +51,7 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 final class TcpChannel extends Io implements Channel
 {
     private static final Object CLOSE = new Object();
-    private static final OutboundMessage RTR = new Rtr();
+    private static final OutboundMessage RTR = new ReadyToReceive();
 
     /** FPDUs both ways. */
     private static final int OPEN = 0;
@@ -60,7 +62,6 @@ final class TcpChannel extends Io implements Channel
     private static final int DONE = 3;
     /** Reads per readiness before other connections get their turn. */
     private static final int READ_BUDGET = 16;
-
     final TcpPort port;
     private final SocketChannel sock;
     private final ChannelHandler handler;
@@ -81,8 +82,10 @@ final class TcpChannel extends Io implements Channel
      * has not arrived; otherwise reads go into the port's shared buffer (see {@link TcpPort#rxShared}).
      */
     private ByteBuffer rx;
-    /** This connection's own send buffer, only while it holds bytes the kernel has not taken yet. */
-    private ByteBuffer tx;
+    /** Moves the payload of large RDMA Writes straight from the socket into memory. */
+    private final DirectReader direct;
+    /** This connection's own write, only while it holds bytes the kernel has not taken yet. */
+    private FpduWrite tx;
     /** The interest set this channel wants, before the port's quiet mode is applied. */
     private int wanted;
     /** The registration with the port's selector for polling consumers. */
@@ -138,6 +141,7 @@ final class TcpChannel extends Io implements Channel
         this.active = active;
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
+        this.direct = new DirectReader(sock, decoder, inbound);
         this.livenessNanos = port.transport.livenessMillis * 1_000_000L;
         this.txOpen = active;
         this.awaitRtr = awaitRtr;
@@ -180,11 +184,15 @@ final class TcpChannel extends Io implements Channel
         transmit();
     }
 
-    /** Sets the interest set: {@code ops}, less reading while the port is quiet. */
+    /**
+     * Sets the interest set: {@code ops}, less reading and writing while the port is quiet (the
+     * consumers that poll or wait carry both on; a third thread woken for a writable socket would
+     * only contend with them for the two cores and the progress lock).
+     */
     private void want(final int ops)
     {
         wanted = ops;
-        interest(port.quiet ? ops & ~SelectionKey.OP_READ : ops);
+        interest(port.quiet ? ops & ~(SelectionKey.OP_READ | SelectionKey.OP_WRITE) : ops);
         // pollers also carry on a send the kernel could not take at once
         final SelectionKey k = pollKey;
         if (k != null && k.isValid() && k.interestOps() != ops)
@@ -366,7 +374,7 @@ final class TcpChannel extends Io implements Channel
                     receivedAtTick = received;
                     heardAt = now;
                 }
-                if (tx != null && tx.position() > 0 && now - lastProgress > livenessNanos)
+                if (tx != null && !tx.isEmpty() && now - lastProgress > livenessNanos)
                 {
                     // the peer took nothing for the whole liveness bound: dead, or its link is
                     finish(CloseReason.BROKEN);
@@ -474,10 +482,10 @@ final class TcpChannel extends Io implements Channel
         for (int i = 0; i < READ_BUDGET; i++)
         {
             final ByteBuffer b = rx != null ? rx : port.rxShared;
-            final int n;
+            final long n;
             try
             {
-                n = sock.read(b);
+                n = direct.read(b);
             }
             catch (final IOException e)
             {
@@ -494,7 +502,7 @@ final class TcpChannel extends Io implements Channel
             {
                 return total;
             }
-            total += n;
+            total += (int) n;
             received += n;
             if (readsOutstanding > 0)
             {
@@ -505,11 +513,20 @@ final class TcpChannel extends Io implements Channel
                 b.clear();
                 continue;
             }
+            if (direct.active())
+            {
+                // the payload is still coming straight into its memory; nothing was buffered
+                continue;
+            }
             b.flip();
             final FpduDecoder.Status s = decoder.decode(b, inbound);
             if (state == DONE)
             {
                 return total;
+            }
+            if (s == FpduDecoder.Status.NEED_MORE && state != DONE && !rxStopped)
+            {
+                direct.start(b);
             }
             keepRest(b);
             switch (s)
@@ -575,7 +592,7 @@ final class TcpChannel extends Io implements Channel
         {
             case LINGER -> finish(null);
             case CLOSING -> finish(CloseReason.LOCAL_CLOSE);
-            default -> finish(rx != null && rx.position() > 0 && !rxStopped
+            default -> finish((rx != null && rx.position() > 0 || direct.active() || decoder.insideFpdu()) && !rxStopped
                 // the stream ended inside an FPDU: the peer did not close, it went
                 ? CloseReason.BROKEN : CloseReason.PEER_CLOSED);
         }
@@ -618,8 +635,8 @@ final class TcpChannel extends Io implements Channel
             }
             while (true)
             {
-                final ByteBuffer b = tx != null ? tx : port.txShared;
-                if (!fill(b) && b.position() == 0)
+                final FpduWrite b = tx != null ? tx : port.txShared;
+                if (!fill(b) && b.isEmpty())
                 {
                     break;
                 }
@@ -629,18 +646,22 @@ final class TcpChannel extends Io implements Channel
                 {
                     return;
                 }
-                if (b.position() > 0)
+                if (!b.isEmpty())
                 {
                     if (b != tx)
                     {
-                        tx = port.borrowTx();
-                        b.flip();
-                        tx.put(b);
+                        // the rest stays where it is: this connection keeps the write, the
+                        // port takes another
+                        tx = port.takeTxShared();
                     }
                     // the kernel's buffer is full: go on when the socket is writable (a select
-                    // in progress would not see the new interest: wake it)
+                    // in progress would not see the new interest: wake it, unless consumers
+                    // poll or wait, who carry the send on themselves)
                     want(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                    port.wake();
+                    if (!port.quiet)
+                    {
+                        port.wake();
+                    }
                     return;
                 }
                 if (b == tx)
@@ -677,9 +698,9 @@ final class TcpChannel extends Io implements Channel
     }
 
     /** Encodes queued messages into {@code tx} while they fit; true if anything was added. */
-    private boolean fill(final ByteBuffer tx)
+    private boolean fill(final FpduWrite tx)
     {
-        final int start = tx.position();
+        final long start = tx.remaining();
         while (terminate == null && !closeQueued)
         {
             if (current == null)
@@ -710,21 +731,19 @@ final class TcpChannel extends Io implements Channel
             {
                 break;
             }
-            pushSent(current, written + tx.position());
+            pushSent(current, written + tx.remaining());
             current = null;
         }
         if (terminate != null && !terminateEncoded)
         {
             terminateEncoded = encoder.encodeTerminate(tx, terminate);
         }
-        return tx.position() != start;
+        return tx.remaining() != start;
     }
 
-    private void writeOut(final ByteBuffer tx) throws IOException
+    private void writeOut(final FpduWrite tx) throws IOException
     {
-        tx.flip();
-        final int n = sock.write(tx);
-        tx.compact();
+        final long n = tx.writeTo(sock);
         if (n > 0)
         {
             written += n;
@@ -833,6 +852,7 @@ final class TcpChannel extends Io implements Channel
         finished = true;
         rx = null;
         tx = null;
+        direct.clear();
         port.remove(this);
         port.unregisterForPolling(this);
         Sockets.close(sock);
@@ -917,6 +937,21 @@ final class TcpChannel extends Io implements Channel
         }
 
         @Override
+        public boolean writeTarget(final int stag, final long to, final int len, final TaggedTarget into)
+        {
+            if (aborted || awaitRtr)
+            {
+                // the ready-to-receive message must come first: onWrite says so
+                return false;
+            }
+            if (!txOpen)
+            {
+                openTx();
+            }
+            return handler.writeTarget(stag, to, len, into);
+        }
+
+        @Override
         public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
             final int srcStag, final long srcTo)
         {
@@ -953,82 +988,6 @@ final class TcpChannel extends Io implements Channel
         public void onClosed(final CloseReason reason)
         {
             throw new IllegalStateException("the decoder reports no closes");
-        }
-    }
-
-    /** The RFC 6581 ready-to-receive message: a zero-length RDMA Write, STag 0, TO 0. */
-    private static final class Rtr implements OutboundMessage
-    {
-        @Override
-        public int opcode()
-        {
-            return RdmapOpcode.RDMA_WRITE;
-        }
-
-        @Override
-        public int msn()
-        {
-            return 0;
-        }
-
-        @Override
-        public int stag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long to()
-        {
-            return 0;
-        }
-
-        @Override
-        public int readSize()
-        {
-            return 0;
-        }
-
-        @Override
-        public int srcStag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long srcTo()
-        {
-            return 0;
-        }
-
-        @Override
-        public int payloadSegments()
-        {
-            return 0;
-        }
-
-        @Override
-        public MemorySegment payloadMemory(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadOffset(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadLength(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadLength()
-        {
-            return 0;
         }
     }
 }

@@ -14,6 +14,7 @@ import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
 import io.jdat.tcp.Fpdu;
+import io.jdat.tcp.FpduWrite;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet4Address;
@@ -114,9 +115,9 @@ final class TcpPort implements TransportPort
      * buffer of its own, returned when empty. Memory grows with busy connections, not with all.
      */
     final ByteBuffer rxShared;
-    final ByteBuffer txShared;
+    FpduWrite txShared;
     private final ArrayDeque<ByteBuffer> spareRx = new ArrayDeque<>();
-    private final ArrayDeque<ByteBuffer> spareTx = new ArrayDeque<>();
+    private final ArrayDeque<FpduWrite> spareTx = new ArrayDeque<>();
     /** The established connections, copied on change. Under {@link #progress}. */
     private TcpChannel[] channels = NO_CHANNELS;
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under {@link #progress}. */
@@ -146,7 +147,7 @@ final class TcpPort implements TransportPort
         this.rxSize = Math.max(transport.rxBuffer, Fpdu.MAX_FPDU_LENGTH);
         this.txSize = Math.max(transport.txBuffer, Fpdu.MAX_FPDU_LENGTH);
         this.rxShared = ByteBuffer.allocateDirect(rxSize);
-        this.txShared = ByteBuffer.allocateDirect(txSize);
+        this.txShared = new FpduWrite(txSize, txSize);
         this.lookIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(TICK_MILLIS, transport.livenessMillis / 4));
         this.lookedAt = System.nanoTime() - lookIntervalNanos;
         try
@@ -414,11 +415,16 @@ final class TcpPort implements TransportPort
         return b != null ? b.clear() : ByteBuffer.allocateDirect(rxSize);
     }
 
-    /** A connection's own send buffer (as large as {@link #txShared}), empty. Under {@link #progress}. */
-    ByteBuffer borrowTx()
+    /**
+     * A connection keeps the shared write, which holds bytes the kernel did not take yet; the
+     * port's next shared write is a spare one. Under {@link #progress}.
+     */
+    FpduWrite takeTxShared()
     {
-        final ByteBuffer b = spareTx.poll();
-        return b != null ? b.clear() : ByteBuffer.allocateDirect(txSize);
+        final FpduWrite taken = txShared;
+        final FpduWrite next = spareTx.poll();
+        txShared = next != null ? next : new FpduWrite(txSize, txSize);
+        return taken;
     }
 
     /** A receive buffer from {@link #borrowRx()} that its connection no longer needs. Under {@link #progress}. */
@@ -430,12 +436,13 @@ final class TcpPort implements TransportPort
         }
     }
 
-    /** A send buffer from {@link #borrowTx()} that its connection no longer needs. Under {@link #progress}. */
-    void returnTx(final ByteBuffer b)
+    /** A write from {@link #takeTxShared()} that its connection no longer needs. Under {@link #progress}. */
+    void returnTx(final FpduWrite b)
     {
         if (spareTx.size() < MAX_SPARE_BUFFERS)
         {
-            spareTx.push(b.clear());
+            b.clear();
+            spareTx.push(b);
         }
     }
 

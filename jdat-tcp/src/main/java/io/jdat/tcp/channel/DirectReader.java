@@ -1,0 +1,152 @@
+package io.jdat.tcp.channel;
+
+import io.jdat.engine.channel.ChannelHandler;
+import io.jdat.engine.channel.TaggedTarget;
+import io.jdat.tcp.DdpRdmap;
+import io.jdat.tcp.Fpdu;
+import io.jdat.tcp.FpduDecoder;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The reading side of one connection's socket, with direct placement: the payload of a large
+ * RDMA Write whose header arrived and passed every check goes from the socket straight into the
+ * registered memory the engine names ({@link FpduDecoder#placeDirect}), one scattering read per
+ * segment that also takes the segment's pad and CRC and the next header into the receive buffer.
+ * Everything else is read into the receive buffer and decoded there. Only without CRC (the
+ * decoder refuses otherwise: the CRC covers the payload and must be checked before any of it is
+ * placed). Under the port's progress lock.
+ */
+final class DirectReader
+{
+    /**
+     * An RDMA Write's payload goes straight from the socket into its memory when at least this
+     * much of it is still to come (below, one more read costs more than the copy it saves).
+     */
+    private static final int DIRECT_MIN = 8192;
+    /** What is read after a directly placed payload: its pad and CRC, and the next FPDU's header. */
+    private static final int TAIL = 3 + Fpdu.CRC_LENGTH + Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
+    private static final int HEADER = Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
+
+    private final SocketChannel sock;
+    private final FpduDecoder decoder;
+    private final ChannelHandler handler;
+    /** Where the RDMA Write being placed goes, and the view the rest of its payload is read into. */
+    private final TaggedTarget target = new TaggedTarget();
+    private ByteBuffer direct;
+    /** The last payload was placed directly: read the next header alone. */
+    private boolean chained;
+    /** A buffer view of the memory last placed into, kept while the target stays the same. */
+    private MemorySegment viewed;
+    private ByteBuffer view;
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
+
+    DirectReader(final SocketChannel sock, final FpduDecoder decoder, final ChannelHandler handler)
+    {
+        this.sock = sock;
+        this.decoder = decoder;
+        this.handler = handler;
+    }
+
+    /** A payload is being read straight into its memory. */
+    boolean active()
+    {
+        return direct != null;
+    }
+
+    /**
+     * Reads from the socket: into the payload being placed and then into {@code b}, or into
+     * {@code b} alone. While a payload is being placed, {@code b} is empty and receives nothing
+     * until the payload is complete.
+     */
+    long read(final ByteBuffer b) throws IOException
+    {
+        return direct != null ? readDirect(b) : readBuffered(b);
+    }
+
+    /** Reads into the receive buffer, no further than the next header right after a placed payload. */
+    private long readBuffered(final ByteBuffer b) throws IOException
+    {
+        if (!chained)
+        {
+            return sock.read(b);
+        }
+        // the last FPDU went straight into memory: read no further than the next one's header,
+        // so that its payload can follow it there
+        final int limit = b.limit();
+        b.limit(Math.min(limit, b.position() + TAIL));
+        try
+        {
+            return sock.read(b);
+        }
+        finally
+        {
+            b.limit(limit);
+        }
+    }
+
+    /** The rest of the payload into its memory and, in the same call, what follows into {@code b}. */
+    private long readDirect(final ByteBuffer b) throws IOException
+    {
+        final ByteBuffer v = direct;
+        b.limit(Math.min(b.capacity(), b.position() + TAIL));
+        scatter[0] = v;
+        scatter[1] = b;
+        try
+        {
+            return sock.read(scatter);
+        }
+        finally
+        {
+            scatter[0] = null;
+            scatter[1] = null;
+            b.limit(b.capacity());
+            if (!v.hasRemaining())
+            {
+                direct = null;
+                chained = true;
+            }
+        }
+    }
+
+    /**
+     * After decoding {@code b} (flipped, every complete FPDU delivered): if it ends in the header of
+     * an RDMA Write with enough payload still to come, and the engine says where the payload goes,
+     * the rest of it will be read straight into that memory.
+     */
+    void start(final ByteBuffer b)
+    {
+        final int rest = decoder.placeDirect(b, handler, target, DIRECT_MIN);
+        if (rest == 0)
+        {
+            // go on reading headers alone only while the next one is not all there yet
+            chained &= b.remaining() < HEADER || decoder.insideFpdu();
+            return;
+        }
+        final MemorySegment m = target.memory;
+        target.memory = null;
+        if (m.byteSize() > Integer.MAX_VALUE)
+        {
+            // a buffer view covers at most 2 GiB: view just this payload
+            direct = m.asSlice(target.offset, rest).asByteBuffer();
+            return;
+        }
+        if (m != viewed)
+        {
+            viewed = m;
+            view = m.asByteBuffer();
+        }
+        view.limit((int) (target.offset + rest)).position((int) target.offset);
+        direct = view;
+    }
+
+    /** The connection ended: let go of the memory. */
+    void clear()
+    {
+        direct = null;
+        viewed = null;
+        view = null;
+    }
+}

@@ -1,0 +1,208 @@
+package io.jdat.tcp;
+
+import io.jdat.engine.channel.TaggedTarget;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link FpduDecoder#placeDirect}: an RDMA Write whose header has arrived and passed every check
+ * has its payload placed where the engine says, the decoder then skips its pad and CRC and goes on
+ * with the next FPDU; anything else (CRC in use, another opcode, a header that fails a check, an
+ * engine that refuses, too little payload left) is left to {@code decode} as always.
+ */
+class FpduDirectPlacementTest
+{
+    private static final int SIZE = 50_001;
+
+    /** A handler that places every Write at {@code at} in {@code memory}, or refuses. */
+    private static final class Placing
+    {
+        final RecordingHandler recorder = new RecordingHandler();
+        final MemorySegment memory = Arena.ofAuto().allocate(1 << 17);
+        boolean refuse;
+        int asked;
+
+        io.jdat.engine.channel.ChannelHandler handler()
+        {
+            return new Delegating(recorder)
+            {
+                @Override
+                public boolean writeTarget(final int stag, final long to, final int len, final TaggedTarget target)
+                {
+                    asked++;
+                    if (refuse)
+                    {
+                        return false;
+                    }
+                    target.memory = memory;
+                    target.offset = 100;
+                    return true;
+                }
+            };
+        }
+    }
+
+    private static byte[] stream(final boolean crc, final byte[] payload, final int maxFpdu)
+    {
+        return Streams.encode(new FpduEncoder(crc, maxFpdu), List.of(TestMessage.write(9, 1 << 20, payload),
+            TestMessage.send(1, new byte[] {1, 2, 3})), 1 << 20);
+    }
+
+    @Test
+    void theRestOfAWriteGoesStraightToItsMemoryAndDecodingGoesOn()
+    {
+        final byte[] payload = new byte[SIZE];
+        new Random(1).nextBytes(payload);
+        final byte[] wire = stream(false, payload, 65536);
+        final Placing p = new Placing();
+        final FpduDecoder decoder = new FpduDecoder(false);
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+        // the header and 1000 payload bytes arrive first
+        final int first = 2 + 14 + 1000;
+        rx.put(wire, 0, first).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()));
+        final TaggedTarget target = new TaggedTarget();
+        final int rest = decoder.placeDirect(rx, p.handler(), target, 4096);
+        assertEquals(SIZE - 1000, rest);
+        assertEquals(100 + 1000, target.offset);
+        assertEquals(0, rx.remaining(), "the payload bytes in the buffer were consumed");
+        assertTrue(decoder.insideFpdu());
+        // the reader moves the rest of the payload itself
+        MemorySegment.copy(MemorySegment.ofArray(wire), first, p.memory, target.offset, rest);
+        // then pad, CRC and the next FPDU come through the buffer, a few bytes at a time
+        rx.clear();
+        int at = first + rest;
+        while (at < wire.length)
+        {
+            final int n = Math.min(3, wire.length - at);
+            rx.put(wire, at, n).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()));
+            rx.compact();
+            at += n;
+        }
+        assertEquals(0, rx.position());
+        assertArrayEquals(payload, p.memory.asSlice(100, SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertEquals(1, p.recorder.events.size(), "only the Send was delivered");
+        assertEquals(Event.Kind.SEND, p.recorder.events.getFirst().kind());
+    }
+
+    @Test
+    void withCrcOtherOpcodesFailedChecksRefusalsAndShortRestsNothingIsPlaced()
+    {
+        final byte[] payload = new byte[SIZE];
+        final TaggedTarget target = new TaggedTarget();
+        // CRC: the payload must be checked before any of it is placed
+        final Placing crc = new Placing();
+        assertEquals(0, partial(stream(true, payload, 65536), true, crc, 4096, target));
+        assertEquals(0, crc.asked);
+        // the engine refuses (a protection violation): decode delivers the whole FPDU to onWrite
+        final Placing refusing = new Placing();
+        refusing.refuse = true;
+        assertEquals(0, partial(stream(false, payload, 65536), false, refusing, 4096, target));
+        assertEquals(1, refusing.asked);
+        // less payload to come than asked for
+        final Placing shortRest = new Placing();
+        assertEquals(0, partial(stream(false, new byte[5000], 65536), false, shortRest, 8192, target));
+        // a Send is never placed directly
+        final Placing send = new Placing();
+        final byte[] sends = Streams.encode(new FpduEncoder(false), List.of(TestMessage.send(1, payload)), 1 << 20);
+        assertEquals(0, partial(sends, false, send, 4096, target));
+        assertEquals(0, send.asked);
+        // a Write header with DDP version 2 fails its check: no placement, and the FPDU is a protocol error
+        final byte[] bad = stream(false, payload, 65536);
+        bad[2] = (byte) ((bad[2] & ~DdpRdmap.DDP_VERSION_MASK) | 2);
+        final Placing badVersion = new Placing();
+        final FpduDecoder decoder = new FpduDecoder(false);
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+        rx.put(bad, 0, 1016).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, badVersion.handler()));
+        assertEquals(0, decoder.placeDirect(rx, badVersion.handler(), target, 4096));
+        assertEquals(0, badVersion.asked);
+        rx.compact().put(bad, 1016, bad.length - 1016).flip();
+        assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, decoder.decode(rx, badVersion.handler()));
+    }
+
+    /** Feeds the first 1016 bytes of {@code wire} and asks for direct placement. */
+    private static int partial(final byte[] wire, final boolean crc, final Placing p, final int minRest,
+        final TaggedTarget target)
+    {
+        final FpduDecoder decoder = new FpduDecoder(crc);
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+        rx.put(wire, 0, 1016).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()));
+        final int position = rx.position();
+        final int rest = decoder.placeDirect(rx, p.handler(), target, minRest);
+        if (rest == 0)
+        {
+            assertEquals(position, rx.position(), "nothing consumed");
+            assertTrue(!decoder.insideFpdu());
+        }
+        return rest;
+    }
+
+    /** Forwards everything to a recorder. */
+    private static class Delegating implements io.jdat.engine.channel.ChannelHandler
+    {
+        private final RecordingHandler to;
+
+        Delegating(final RecordingHandler to)
+        {
+            this.to = to;
+        }
+
+        @Override
+        public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
+            final MemorySegment src, final long off, final int len)
+        {
+            return to.onSend(msn, mo, last, solicited, src, off, len);
+        }
+
+        @Override
+        public boolean onWrite(final int stag, final long at, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            return to.onWrite(stag, at, last, src, off, len);
+        }
+
+        @Override
+        public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
+            final int srcStag, final long srcTo)
+        {
+            return to.onReadRequest(msn, sinkStag, sinkTo, size, srcStag, srcTo);
+        }
+
+        @Override
+        public boolean onReadResponse(final int stag, final long at, final boolean last, final MemorySegment src,
+            final long off, final int len)
+        {
+            return to.onReadResponse(stag, at, last, src, off, len);
+        }
+
+        @Override
+        public void onTerminate(final io.jdat.engine.channel.TerminateInfo info)
+        {
+            to.onTerminate(info);
+        }
+
+        @Override
+        public void onSent(final io.jdat.engine.channel.OutboundMessage message)
+        {
+            to.onSent(message);
+        }
+
+        @Override
+        public void onClosed(final io.jdat.engine.channel.CloseReason reason)
+        {
+            to.onClosed(reason);
+        }
+    }
+}
