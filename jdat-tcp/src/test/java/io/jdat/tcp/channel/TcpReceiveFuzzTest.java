@@ -80,7 +80,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Input: byte 0 options ({@link #OPT_ACTIVE} jdat connects and the frame is the peer's Reply,
  * else the peer connects and the frame is its Request; {@link #OPT_REJECT} the consumer rejects
  * the Request; {@link #OPT_FIX_CRC} the CRC of every whole FPDU is made right before sending;
- * {@link #OPT_READ} jdat posts an RDMA Read once connected), bytes 1-2 the frame's length, the
+ * {@link #OPT_READ} jdat posts an RDMA Read once connected; {@link #OPT_SPLIT} the stream is
+ * written in pieces with pauses between them, so that jdat reads FPDUs cut short and places large
+ * RDMA Writes straight from the socket), bytes 1-2 the frame's length, the
  * frame, then the stream. STags and tagged offsets in the stream are read relative to what the
  * peer was given: STag field {@code x} selects by {@code x & 3} region A's remote context, region
  * B's local context (no remote rights), a forged context, or {@code x} itself; a TO is an offset
@@ -102,9 +104,14 @@ class TcpReceiveFuzzTest
     static final int OPT_REJECT = 2;
     static final int OPT_FIX_CRC = 4;
     static final int OPT_READ = 8;
+    static final int OPT_SPLIT = 16;
+    /** {@link #OPT_SPLIT}: bytes per piece, pause after each, and the most pieces before the rest goes at once. */
+    private static final int SPLIT_PIECE = 3000;
+    private static final int SPLIT_PAUSE_MS = 2;
+    private static final int SPLIT_MAX = 16;
 
     private static final int GUARD = 4096;
-    private static final int A_SIZE = 8192;
+    private static final int A_SIZE = 32768;
     private static final int B_SIZE = 4096;
     /** guard | A | guard | B | guard */
     private static final int A_AT = GUARD;
@@ -220,6 +227,17 @@ class TcpReceiveFuzzTest
             fpdus(false, RawMessage.write(0, A_SIZE - 10, payload)))));
         seeds.add(arguments(input(0, RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1), HELLO),
             fpdus(false, RawMessage.write(1, 0, payload)))));
+        // large Writes arriving in pieces (placed straight from the socket): into region A, one
+        // byte past its end, into region B, and a second segment past the end after a good first
+        final byte[] large = new byte[20_000];
+        Arrays.fill(large, (byte) 9);
+        final byte[] p2p = RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1), HELLO);
+        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, 100, large),
+            RawMessage.send(1, payload)))));
+        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, A_SIZE - large.length + 1, large)))));
+        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(1, 0, large)))));
+        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, 0, large),
+            RawMessage.write(0, A_SIZE - 100, large)))));
         return seeds.stream();
     }
 
@@ -582,7 +600,14 @@ class TcpReceiveFuzzTest
             final byte[] bytes = adapt(stream, crc && (options & OPT_FIX_CRC) != 0);
             try
             {
-                socket.getOutputStream().write(bytes);
+                int at = 0;
+                for (int i = 0; (options & OPT_SPLIT) != 0 && i < SPLIT_MAX && bytes.length - at > SPLIT_PIECE; i++)
+                {
+                    socket.getOutputStream().write(bytes, at, SPLIT_PIECE);
+                    at += SPLIT_PIECE;
+                    Thread.sleep(SPLIT_PAUSE_MS);
+                }
+                socket.getOutputStream().write(bytes, at, bytes.length - at);
                 socket.shutdownOutput();
             }
             catch (final SocketException e)
