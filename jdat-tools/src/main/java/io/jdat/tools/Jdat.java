@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
  * when a check failed or a DAT call failed, and 0 when everything it checked passed.
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = Jdat.Version.class,
-    description = "The Direct Access Transport (DAT / uDAPL 1.2) for Java: tools.",
+    description = "Tools of the Direct Access Transport (DAT, uDAPL 1.2) for Java.",
     subcommands = {ProvidersCommand.class, DemoCommand.class, TestCommand.class, PerfCommand.class,
         DtestCommand.class, RpingCommand.class, CommandLine.HelpCommand.class})
 public final class Jdat implements Runnable

@@ -61,15 +61,4 @@ class FrontDoorTest
         assertEquals(Jdat.EXIT_USAGE, r.code(), r.all());
         assertTrue(r.oneErrorLine(), r.all());
     }
-
-    @Test
-    void everyCommandHasHelp()
-    {
-        for (final String command : new String[] {"providers", "demo"})
-        {
-            final Run r = Run.jdat(command, "--help");
-            assertEquals(0, r.code(), r.all());
-            assertTrue(r.out().startsWith("Usage: jdat " + command), r.all());
-        }
-    }
 }

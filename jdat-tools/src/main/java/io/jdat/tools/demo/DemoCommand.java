@@ -37,8 +37,9 @@ import picocli.CommandLine.Option;
  * and an orderly close. Exits 0 only when every check passed.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Connects two endpoints of one IA through a PSP and checks Send/Recv, RDMA Write",
-        "and RDMA Read byte by byte, then disconnects and closes. Exit 0 when every check passed."})
+    description = {"Connects two endpoints of one IA and checks Send/Recv, RDMA Write and RDMA Read byte by byte.",
+        "The endpoints meet through a PSP; at the end they disconnect and everything is closed. The exit code is "
+            + "0 when every check passed."})
 public final class DemoCommand implements Callable<Integer>
 {
     private static final long SECOND = 1_000_000L;

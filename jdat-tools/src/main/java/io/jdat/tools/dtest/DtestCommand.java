@@ -46,13 +46,12 @@ import picocli.CommandLine.Option;
  * step.
  */
 @Command(name = "dtest", sortOptions = false,
-    description = {"OFED DAPL's dtest, a peer of the real one: RDMA Write burst, RDMA Read, ping-pong.",
-        "-s serves one client (out-of-band message on TCP 15828, PSP 45248); -h HOST",
-        "connects to a dtest server, jdat's or DAPL's. After the connection each side",
-        "Sends its RMR triplet, writes -B times -b bytes into the peer's buffer, reads it",
-        "back 4 times, and runs 100 Send/Recv round trips of -b bytes (-W: an RDMA Write",
-        "ping-pong instead). Both ends must run with the same -b. Without -s or -h, client",
-        "and server run in this process."})
+    description = {"Runs OFED DAPL's dtest as a peer of the real one: an RDMA Write burst, RDMA Reads and a ping-pong.",
+        "-s serves one client (out-of-band message on TCP 15828, PSP 45248); -h HOST connects to a dtest server, "
+            + "jdat's or DAPL's. After the connection each side Sends its RMR triplet, writes -B times -b bytes into "
+            + "the peer's buffer, reads it back 4 times, and runs 100 Send/Recv round trips of -b bytes (-W: an RDMA "
+            + "Write ping-pong instead). Both ends must run with the same -b. Without -s or -h, client and server "
+            + "run in this process."})
 public final class DtestCommand implements Callable<Integer>
 {
     @CommandLine.Spec

@@ -37,15 +37,16 @@ import picocli.CommandLine.Option;
  * two threads, with a table, JSON and a plot.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"perftest for DAT: latency (HdrHistogram p50/p99/p99.9/max) and bandwidth (MB/s, messages/s)",
-        "of Send/Recv, RDMA Write and RDMA Read over a sweep of sizes, client and server in this process",
-        "(default) or across two (--listen / --connect). --baseline measures a plain-Java reference right",
-        "beside each figure (loopback: JCTools queue + copy; tcp: Java TCP; shm: mapped-file rings) and",
-        "prints jdat/baseline ratios (latency: lower is better; bandwidth: higher is better).",
-        "The defaults finish in well under a minute; for longer runs raise --iters and --max-bytes,",
-        "for example --iters 100000 --max-bytes 4G."},
-    footer = {"", "Latency of send and write is half a round trip (as perftest); read is post to completion.",
-        "Bandwidth tests always poll; --inline-poll makes the latency tests poll too."})
+    description = {"Measures the latency and bandwidth of Send/Recv, RDMA Write and RDMA Read, as perftest does.",
+        "Latency comes as HdrHistogram percentiles (p50, p99, p99.9, max), bandwidth as MB/s and messages/s, over "
+            + "a sweep of sizes. Client and server run in this process (default) or in two (--listen / --connect).",
+        "With --baseline a plain-Java reference is measured right beside each figure (loopback: a JCTools queue "
+            + "and a copy; tcp: Java TCP; shm: mapped-file rings), and jdat/baseline ratios are printed "
+            + "(latency: lower is better; bandwidth: higher is better).",
+        "The defaults finish in well under a minute; for longer runs raise --iters and --max-bytes, for example "
+            + "--iters 100000 --max-bytes 4G."},
+    footer = {"", "Latency of send and write is half a round trip (as perftest); read is post to completion. "
+        + "Bandwidth tests always poll; --inline-poll makes the latency tests poll too."})
 public final class PerfCommand implements Callable<Integer>
 {
     /** perftest's default port. */

@@ -18,9 +18,9 @@ import picocli.CommandLine.Command;
  * were skipped.
  */
 @Command(name = "providers", mixinStandardHelpOptions = true,
-    description = {"Lists the static registry: IA names, API version, thread safety, library and instance data;",
-        "the provider libraries found, the dat.conf file read (-Djdat.conf=FILE or DAT_OVERRIDE)",
-        "and any lines of it that were skipped."})
+    description = {"Lists the static registry: IA names, API version, thread safety, library and instance data.",
+        "It then lists the provider libraries found, the dat.conf file read (-Djdat.conf=FILE or DAT_OVERRIDE) and any "
+            + "lines of it that were skipped."})
 public final class ProvidersCommand implements Callable<Integer>
 {
     @CommandLine.Spec

@@ -20,10 +20,10 @@ import picocli.CommandLine.Option;
  * connection that ends early or data that differs ends the run with exit 1 and one line saying
  * what was seen.
  */
-@Command(name = "rping", mixinStandardHelpOptions = true,
-    description = {"rdma-core's rping over DAT: the client advertises a buffer, the server RDMA-Reads it, the",
-        "client advertises a second buffer, the server RDMA-Writes the data back; every byte is checked.",
-        "Exit 0 when every ping was verified."})
+@Command(name = "rping", versionProvider = Jdat.Version.class,
+    description = {"Runs rdma-core's rping over DAT and checks every byte.",
+        "The client advertises a buffer and the server RDMA-Reads it; the client advertises a second buffer and "
+            + "the server RDMA-Writes the data back. The exit code is 0 when every ping was verified."})
 public final class RpingCommand implements Callable<Integer>
 {
     /** rping's default port. */
@@ -62,6 +62,13 @@ public final class RpingCommand implements Callable<Integer>
     @Option(names = "-S", paramLabel = "SIZE", defaultValue = "64",
         description = "bytes per ping buffer, " + RpingData.MIN_SIZE + " to 16777216 (default ${DEFAULT-VALUE})")
     private int size;
+
+    // rping's -V (validate) takes picocli's short version flag: --version only
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    private boolean help;
+
+    @Option(names = "--version", versionHelp = true, description = "Print version information and exit.")
+    private boolean version;
 
     @Option(names = "-v", description = "print each ping's data, as rping -v does")
     private boolean verbose;

@@ -22,9 +22,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs one dapltest test: transaction, performance, limit, fft or quit.",
-        "Options before the test name apply to every test. Without --server,",
-        "transaction, performance and quit start a server in this process (the",
-        "only way with loopback)."},
+        "Options before the test name apply to every test. Without --server, transaction, performance and quit "
+            + "start a server in this process (the only way with loopback)."},
     subcommands = {TransactionCommand.class, PerformanceCommand.class, LimitCommand.class, FftCommand.class,
         QuitCommand.class})
 public final class ClientCommand implements Runnable

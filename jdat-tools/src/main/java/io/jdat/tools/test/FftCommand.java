@@ -12,11 +12,9 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code jdat test client fft}: dapltest {@code -T F} (digest §8.1); runs on the client's IA alone. */
 @Command(name = "fft", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"dapltest's FFT cases (-T F): return codes, on the client's IA alone.",
-        "One DAT call at a time, each on a fresh IA, must return the code DAT",
-        "requires."},
-    footer = {"", "FEATURE: hwconn, endpoint, pz, mem, connmgt, queryinfo, dataxfer",
-        "(default: all)."})
+    description = {"Runs dapltest's FFT cases (-T F), which check return codes on the client's IA alone.",
+        "One DAT call at a time, each on a fresh IA, must return the code DAT requires."},
+    footer = {"", "FEATURE: hwconn, endpoint, pz, mem, connmgt, queryinfo, dataxfer (default: all)."})
 public final class FftCommand implements Callable<Integer>
 {
     @CommandLine.Spec

@@ -13,12 +13,11 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code jdat test client limit}: dapltest {@code -T L} (digest §8.1); runs on the client's IA alone. */
 @Command(name = "limit", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"dapltest's limit test (-T L): resource exhaustion, on the client's IA alone.",
-        "For each kind of object, create as many as the provider allows (at most",
-        "MAX); creation must then fail with a DAT return code and nothing else;",
-        "free everything and close the IA gracefully."},
-    footer = {"", "TEST: limit_ia, limit_pz, limit_cno, limit_evd, limit_ep, limit_rsp,",
-        "limit_psp, limit_lmr, limit_rpost, limit_size_lmr (default: all)."})
+    description = {"Runs dapltest's limit test (-T L), resource exhaustion on the client's IA alone.",
+        "For each kind of object it creates as many as the provider allows (at most MAX); creation must then fail "
+            + "with a DAT return code and nothing else. Then it frees everything and closes the IA gracefully."},
+    footer = {"", "TEST: limit_ia, limit_pz, limit_cno, limit_evd, limit_ep, limit_rsp, limit_psp, limit_lmr, "
+        + "limit_rpost, limit_size_lmr (default: all)."})
 public final class LimitCommand implements Callable<Integer>
 {
     @CommandLine.Spec

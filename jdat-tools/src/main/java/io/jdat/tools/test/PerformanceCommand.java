@@ -15,11 +15,10 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code jdat test client performance}: dapltest {@code -T P} (digest §8.1). */
 @Command(name = "performance", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"dapltest's performance test (-T P): RDMA Read or Write rate and latency.",
-        "Times RDMA Reads or Writes of one size against the server's buffer,",
-        "PIPELINE outstanding; prints operations/s, MB/s and latency percentiles.",
-        "The data is checked at the end (RR: the client's sink; RW: the server's",
-        "target)."},
+    description = {"Runs dapltest's performance test (-T P), the rate and latency of RDMA Reads or Writes.",
+        "It times RDMA Reads or Writes of one size against the server's buffer, PIPELINE outstanding, and prints "
+            + "operations/s, MB/s and latency percentiles. The data is checked at the end (RR: the client's sink; "
+            + "RW: the server's target)."},
     footer = {"", "OP: RR|RW [SEG_SIZE [NUM_SEGS]] (default RW 4096 1)."})
 public final class PerformanceCommand implements Callable<Integer>
 {

@@ -14,10 +14,9 @@ import picocli.CommandLine.Option;
 
 /** {@code jdat test server}: dapltest {@code -T S}. */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = {"dapltest's server (-T S): serves tests until a client says quit.",
-        "Runs the server's part of transaction and performance tests. With loopback",
-        "only clients in this process can reach it; use 'jdat test client' without",
-        "--server."})
+    description = {"Runs dapltest's server (-T S), which serves tests until a client says quit.",
+        "It runs the server's part of transaction and performance tests. With loopback only clients in this "
+            + "process can reach it; use 'jdat test client' without --server."})
 public final class ServerCommand implements Callable<Integer>
 {
     @CommandLine.Spec

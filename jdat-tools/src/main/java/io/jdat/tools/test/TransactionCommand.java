@@ -13,14 +13,13 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code jdat test client transaction}: dapltest {@code -T T} (digest §8.1). */
 @Command(name = "transaction", sortOptions = false,
-    description = {"dapltest's transaction test (-T T): data transfer correctness.",
-        "THREADS threads per side, each with EPS endpoints, run the op list",
-        "ITERATIONS times; every completion is checked (status, endpoint, cookie,",
-        "length) and with --validate every byte. Exit 0 only when both sides' checks",
-        "passed."},
-    footer = {"", "OP: client|server SR|RR|RW [SEG_SIZE [NUM_SEGS]]: the initiator; Send/Recv,",
-        "RDMA Read or RDMA Write; default 4096 bytes in 1 segment. The list needs",
-        "at least one client SR and one server SR. Default list:",
+    description = {"Runs dapltest's transaction test (-T T), which checks that data arrives intact.",
+        "THREADS threads per side, each with EPS endpoints, run the op list ITERATIONS times; every completion is "
+            + "checked (status, endpoint, cookie, length) and with --validate every byte. The exit code is 0 only "
+            + "when both sides' checks passed."},
+    footer = {"", "OP: client|server SR|RR|RW [SEG_SIZE [NUM_SEGS]]: the initiator; Send/Recv, RDMA Read or RDMA "
+        + "Write; default 4096 bytes in 1 segment. The list needs at least one client SR and one server SR. "
+        + "Default list:",
         "  client SR 4096 server SR 4096 client RW 4096 server RR 4096",
         "Example:",
         "  jdat test client transaction -t 2 -w 4 -i 100 --validate \\",
