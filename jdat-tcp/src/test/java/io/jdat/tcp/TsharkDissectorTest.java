@@ -27,7 +27,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Wireshark's own iWARP dissectors ({@code iwarp_mpa}, {@code iwarp_ddp_rdmap}) read what the
@@ -38,7 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * enhanced Request and Reply draws ("Rev field is NOT set to one", "Res field is NOT set to
  * zero": the dissector knows only RFC 5044).
  *
- * <p>Skipped, saying why, when tshark is missing or cannot capture on {@code lo}.
+ * <p>Skipped, saying why, when tshark is missing or cannot capture on {@code lo}; failed instead
+ * where tools are required ({@link RequiredTools}, {@code JDAT_REQUIRE_TOOLS=1}).
  */
 @Tag("tshark")
 class TsharkDissectorTest
@@ -60,8 +60,8 @@ class TsharkDissectorTest
     @Test
     void wiresharkDissectsEveryFrameCleanly() throws Exception
     {
-        assumeTrue(onPath("tshark"), "tshark is not installed: skipping the Wireshark cross-check of the iWARP "
-            + "wire format (apt-get install tshark to run it)");
+        RequiredTools.require(RequiredTools.onPath("tshark"), "tshark is not installed: the Wireshark cross-check "
+            + "of the iWARP wire format did not run (apt-get install --no-install-recommends tshark)");
         final Path directory = Files.createTempDirectory("jdat-tshark");
         final Path pcap = directory.resolve("capture.pcapng");
         final List<Connection> connections = List.of(new Connection(false, true, TERMINATE_UNTAGGED),
@@ -80,7 +80,11 @@ class TsharkDissectorTest
             try
             {
                 final boolean started = capturing.await(TIMEOUT_SECONDS, TimeUnit.SECONDS) && capture.isAlive();
-                assumeTrue(started, () -> "tshark cannot capture on lo here (capture rights?): " + captureOutput);
+                if (!started)
+                {
+                    RequiredTools.require(false, "tshark cannot capture on lo here (root or capture rights "
+                        + "needed): " + captureOutput);
+                }
                 Thread.sleep(300);
                 for (final Connection connection : connections)
                 {
@@ -324,22 +328,5 @@ class TsharkDissectorTest
     {
         return expert.lines().filter(line -> line.contains(summary)).findFirst()
             .map(line -> Integer.parseInt(line.trim().split("\\s+")[0])).orElse(0);
-    }
-
-    private static boolean onPath(final String program)
-    {
-        final String path = System.getenv("PATH");
-        if (path == null)
-        {
-            return false;
-        }
-        for (final String directory : path.split(java.io.File.pathSeparator))
-        {
-            if (Files.isExecutable(Path.of(directory, program)))
-            {
-                return true;
-            }
-        }
-        return false;
     }
 }
