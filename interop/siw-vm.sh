@@ -50,19 +50,29 @@ SSH_OPTS=(-i "$VM/ssh/id_ed25519" -p "$SSH_PORT" -o StrictHostKeyChecking=no -o 
           -o LogLevel=ERROR -o ConnectTimeout=15 -o ServerAliveInterval=10 -o ServerAliveCountMax=3 -o BatchMode=yes)
 ssh_cmd() { ssh "${SSH_OPTS[@]}" root@127.0.0.1 "$@"; }
 
+# The host tools this script needs, as "<command> <debian package>". It never installs them: a
+# missing one is named with the command that installs it (.ci/run installs them, bin/host-tools).
+HOST_TOOLS=(
+  "qemu-system-x86_64 qemu-system-x86"
+  "debootstrap debootstrap"
+  "mke2fs e2fsprogs"
+  "ssh openssh-client"
+  "socat socat"
+  "bc bc"
+)
+
+# Fails naming the missing host tools and the one command that installs them; $1 says what for.
 host_deps() {
-  local missing=()
-  command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
-  command -v debootstrap >/dev/null || missing+=(debootstrap)
-  command -v mke2fs >/dev/null || missing+=(e2fsprogs)
-  command -v ssh >/dev/null || missing+=(openssh-client)
-  command -v socat >/dev/null || missing+=(socat)
-  command -v bc >/dev/null || missing+=(bc)
-  if ((${#missing[@]})); then
-    log "installing host packages: ${missing[*]}"
-    timeout 300 apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -q "${missing[@]}" >/dev/null
-  fi
+  local entry cmd pkg missing=() packages=()
+  for entry in "${HOST_TOOLS[@]}"; do
+    read -r cmd pkg <<<"$entry"
+    if ! command -v "$cmd" >/dev/null 2>&1; then
+      missing+=("$cmd")
+      packages+=("$pkg")
+    fi
+  done
+  ((${#missing[@]} == 0)) && return 0
+  die "missing host tools for $1: ${missing[*]}; install them with: sudo apt-get install --no-install-recommends ${packages[*]}"
 }
 
 # Unmounts what a build stopped half-way left mounted in the rootfs (debootstrap mounts proc there).
@@ -80,8 +90,8 @@ cmd_build() {
   [[ ${1-} == --force ]] && rm -rf "$VM/rootfs" "$VM/disk.img"
   if [[ -f $VM/disk.img && -f $VM/vmlinuz && -f $VM/initrd.img ]]; then log "image exists (build --force to redo)"; return 0; fi
   [[ $(id -u) == 0 ]] || die "build needs root (debootstrap, chroot)"
+  host_deps "the guest build"
   local t0 t; t0=$(now)
-  host_deps
   mkdir -p "$VM"
   [[ -f $VM/.gitignore ]] || printf 'rootfs/\n*.img\nvmlinuz\ninitrd.img\nssh/\nrun/\n*.log\n*.pcap\n' > "$VM/.gitignore"
   local R=$VM/rootfs
@@ -156,7 +166,7 @@ wrapper_alive() { [[ -f $RUN/wrapper.pid ]] && kill -0 "$(cat "$RUN/wrapper.pid"
 cmd_up() {
   [[ -f $VM/disk.img ]] || die "no image: run '$0 build' first"
   if qemu_pid >/dev/null; then die "already up (pid $(cat "$RUN/qemu.pid")); '$0 down' first"; fi
-  command -v qemu-system-x86_64 >/dev/null || host_deps
+  host_deps "booting the guest"
   mkdir -p "$RUN"; rm -f "$RUN"/console.log "$RUN"/qemu.pid "$RUN"/wrapper.pid
   local net="user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22" f
   for f in $HOSTFWD; do net+=",hostfwd=tcp:127.0.0.1:${f%%:*}-:${f##*:}"; done
