@@ -202,6 +202,12 @@ public final class Link
     {
         ep.connect(address, qual, timeoutMicros, privateData, Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG);
         final DatEvent ev = nextConnectionEvent("connect to " + address + ":" + qual);
+        if (ev.is(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED))
+        {
+            // the peer's provider refused: on tcp a refused TCP connect, on shm no listening file
+            throw new CheckFailed("nobody is listening at " + address + ":" + qual + " (connect on " + name + ": "
+                + ev.number() + ")");
+        }
         if (!ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
         {
             throw new CheckFailed("connect to " + address + ":" + qual + " on " + name + ": " + ev.number());

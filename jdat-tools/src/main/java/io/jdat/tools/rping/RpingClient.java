@@ -31,14 +31,8 @@ final class RpingClient extends RpingEnd
     long run(final IaAddress address, final long port, final long count)
     {
         postRecv();
-        try
-        {
-            link.connect(address, port, null);
-        }
-        catch (final CheckFailed e)
-        {
-            throw new CheckFailed("connect to " + address + " port " + port + " failed: " + e.getMessage());
-        }
+        // its message names the address and port ("nobody is listening at ...")
+        link.connect(address, port, null);
         int start = RpingData.first();
         long verified = 0;
         for (ping = 0; count == 0 || ping < count; ping++)
