@@ -94,7 +94,9 @@ final class ListenerFile
         seg.set(ValueLayout.JAVA_LONG, OFF_START, Liveness.SELF_START);
         seg.set(ValueLayout.JAVA_LONG, OFF_QUAL, qual);
         Shared.setIntRelease(seg, OFF_STATE, LISTENING);
-        return new ListenerFile(path, arena, seg);
+        final ListenerFile file = new ListenerFile(path, arena, seg);
+        ListenerCleanup.opened(file);
+        return file;
     }
 
     /** Maps another listener's file to connect to it; null if it is missing or not a listening file. */
@@ -172,10 +174,19 @@ final class ListenerFile
         return id != 0 && Shared.casLong(seg, off, id, 0) ? id : 0;
     }
 
-    /** Listener: stops listening (before the slots are emptied for the last time). */
-    void markClosed()
+    /**
+     * Listener: stops listening (before the slots are emptied for the last time). The address
+     * directory's lock is held. True the first time only; then the caller removes the file, which
+     * is still this listener's (a live listener's file is never replaced).
+     */
+    boolean markClosed()
     {
+        if (!ListenerCleanup.closing(this))
+        {
+            return false;
+        }
         Shared.setIntVolatile(seg, OFF_STATE, CLOSED);
+        return true;
     }
 
     void unmap()

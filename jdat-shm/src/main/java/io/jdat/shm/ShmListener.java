@@ -50,8 +50,11 @@ final class ShmListener implements Listener, Work
         closing = true;
         ShmDirectory.locked(port.dir, () ->
         {
-            file.markClosed();
-            ShmDirectory.delete(file.path);
+            // false when the JVM's exit closed and removed it already (ListenerCleanup)
+            if (file.markClosed())
+            {
+                ShmDirectory.delete(file.path);
+            }
             return null;
         });
         closed = true;
