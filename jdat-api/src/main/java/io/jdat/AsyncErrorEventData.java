@@ -1,8 +1,10 @@
 package io.jdat;
 
 /**
- * {@code DAT_ASYNCH_ERROR_EVENT_DATA}: the affected object (the IA for unaffiliated errors, else
- * the EP, EVD, SRQ, LMR, RMR or PZ) and an {@link AsyncErrorReason} for its kind.
+ * {@code DAT_ASYNCH_ERROR_EVENT_DATA}, an asynchronous error as {@code dat_evd_wait} or
+ * {@code dat_evd_dequeue} returns it from the async EVD: the affected object (the IA for
+ * unaffiliated errors, else the EP, EVD, SRQ, LMR, RMR or PZ) and an {@link AsyncErrorReason} for
+ * its kind.
  */
 public final class AsyncErrorEventData
 {

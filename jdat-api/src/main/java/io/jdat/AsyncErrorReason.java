@@ -1,8 +1,9 @@
 package io.jdat;
 
 /**
- * The {@code reason} of an asynchronous error event, per kind of affected object
- * ({@code DAT_IA_ASYNC_ERROR_REASON}, {@code DAT_EP_ASYNC_ERROR_REASON}, …).
+ * The {@code reason} of an asynchronous error that {@code dat_evd_wait} or {@code dat_evd_dequeue}
+ * returns, per kind of affected object ({@code DAT_IA_ASYNC_ERROR_REASON},
+ * {@code DAT_EP_ASYNC_ERROR_REASON}, …).
  */
 public final class AsyncErrorReason
 {

@@ -1,8 +1,10 @@
 package io.jdat;
 
 /**
- * A consumer notification object ({@code DAT_CNO_HANDLE}): one place to block on several EVDs
- * of one IA. It carries no events; the EVD it returns is a hint, so poll every EVD feeding it.
+ * A consumer notification object ({@code DAT_CNO_HANDLE}) made by {@code dat_cno_create}: one place
+ * to block on several EVDs of one IA ({@code dat_cno_wait}, {@code dat_cno_query},
+ * {@code dat_cno_modify_agent}, {@code dat_cno_free}). It carries no events; the EVD it returns is
+ * a hint, so poll every EVD feeding it.
  */
 public interface Cno extends DatHandle
 {

@@ -1,6 +1,10 @@
 package io.jdat;
 
-/** {@code DAT_COMPLETION_FLAGS}: per-post flags, and the EP attributes that configure them. */
+/**
+ * {@code DAT_COMPLETION_FLAGS}: per-post flags of {@code dat_ep_post_send},
+ * {@code dat_ep_post_recv}, {@code dat_ep_post_rdma_read}, {@code dat_ep_post_rdma_write} and
+ * {@code dat_rmr_bind}, and the EP attributes that configure them.
+ */
 public final class CompletionFlags
 {
     /** {@code DAT_COMPLETION_DEFAULT_FLAG}: a notifying completion event. */

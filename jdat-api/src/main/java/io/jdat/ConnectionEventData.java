@@ -1,7 +1,9 @@
 package io.jdat;
 
 /**
- * {@code DAT_CONNECTION_EVENT_DATA}. The private data is meaningful only in the active side's
+ * {@code DAT_CONNECTION_EVENT_DATA}, the data of a connection event that {@code dat_evd_wait} or
+ * {@code dat_evd_dequeue} returns after {@code dat_ep_connect}, {@code dat_cr_accept} or
+ * {@code dat_ep_disconnect}. The private data is meaningful only in the active side's
  * {@code ESTABLISHED} event (the acceptor's data); otherwise its size is 0. jdat hands out an
  * immutable copy, so its lifetime is the consumer's.
  */

@@ -2,8 +2,9 @@ package io.jdat;
 
 /**
  * A connection request ({@code DAT_CR_HANDLE}), delivered by a
- * {@link EventNumber#CONNECTION_REQUEST_EVENT}. A successful accept, a reject or a handoff
- * destroys it.
+ * {@link EventNumber#CONNECTION_REQUEST_EVENT} and answered with {@code dat_cr_accept},
+ * {@code dat_cr_reject} or {@code dat_cr_handoff} ({@code dat_cr_query} reports it). A successful
+ * accept, a reject or a handoff destroys it.
  */
 public interface ConnectionRequest extends DatHandle
 {

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_CR_ARRIVAL_EVENT_DATA}: a connection request arrived on a service point. */
+/**
+ * {@code DAT_CR_ARRIVAL_EVENT_DATA}: a connection request arrived on a service point, to be
+ * answered with {@code dat_cr_accept} or {@code dat_cr_reject}.
+ */
 public final class CrArrivalEventData
 {
     /** The PSP or RSP the request arrived on (for an RSP: that RSP, never null). */

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** An OUT {@code DAT_COUNT}: a consumer-allocated int the provider writes, reusable across calls. */
+/**
+ * An OUT {@code DAT_COUNT} such as the {@code nmore} of {@code dat_evd_wait}: a consumer-allocated
+ * int the provider writes, reusable across calls.
+ */
 public final class DatCount
 {
     public int value;

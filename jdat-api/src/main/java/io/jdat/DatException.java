@@ -1,8 +1,9 @@
 package io.jdat;
 
 /**
- * A DAT call failed. {@link #status()} is the {@code DAT_RETURN} the C API would have returned;
- * compare its {@link DatStatus#type() type}.
+ * A DAT call failed, {@code dat_ep_post_send} or any other: the exception carries the call's
+ * {@code DAT_RETURN}, which {@code dat_strerror} names. {@link #status()} is the {@code DAT_RETURN}
+ * the C API would have returned; compare its {@link DatStatus#type() type}.
  */
 public class DatException extends RuntimeException
 {

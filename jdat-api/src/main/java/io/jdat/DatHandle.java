@@ -1,8 +1,10 @@
 package io.jdat;
 
 /**
- * Every DAT object: {@code DAT_HANDLE}. The Java object is the handle; a handle of a destroyed
- * object stays invalid forever ({@code DAT_INVALID_HANDLE}), it is never reused.
+ * Every DAT object: {@code DAT_HANDLE}, with the calls that work on any handle
+ * ({@code dat_get_handle_type}, {@code dat_set_consumer_context},
+ * {@code dat_get_consumer_context}). The Java object is the handle; a handle of a destroyed object
+ * stays invalid forever ({@code DAT_INVALID_HANDLE}), it is never reused.
  */
 public interface DatHandle
 {

@@ -1,8 +1,8 @@
 package io.jdat;
 
 /**
- * An OUT (or INOUT) handle argument: a consumer-allocated reference the provider writes, as
- * C passes {@code DAT_EVD_HANDLE *}.
+ * An OUT (or INOUT) handle argument such as the async EVD of {@code dat_ia_open}: a
+ * consumer-allocated reference the provider writes, as C passes {@code DAT_EVD_HANDLE *}.
  *
  * @param <T> the handle type
  */

@@ -1,7 +1,8 @@
 package io.jdat;
 
 /**
- * A {@code DAT_RETURN} value: class bits 31..30, type bits 29..16, subtype bits 15..0.
+ * A {@code DAT_RETURN} value, what every {@code dat_*} call returns (and {@code dat_strerror}
+ * names): class bits 31..30, type bits 29..16, subtype bits 15..0.
  * <pre>
  *   31 30 29                        16 15                         0
  *  +-----+----------------------------+----------------------------+

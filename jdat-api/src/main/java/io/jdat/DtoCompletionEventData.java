@@ -1,6 +1,10 @@
 package io.jdat;
 
-/** {@code DAT_DTO_COMPLETION_EVENT_DATA}: a Send, Recv, RDMA Read or RDMA Write completed. */
+/**
+ * {@code DAT_DTO_COMPLETION_EVENT_DATA}: a {@code dat_ep_post_send}, {@code dat_ep_post_recv},
+ * {@code dat_ep_post_rdma_read} or {@code dat_ep_post_rdma_write} completed, as
+ * {@code dat_evd_wait} or {@code dat_evd_dequeue} returns it.
+ */
 public final class DtoCompletionEventData
 {
     /** The endpoint the DTO was posted to (for SRQ buffers: the endpoint that consumed it). */

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_DTO_COMPLETION_STATUS}: how a DTO (or an RMR bind) completed. */
+/**
+ * {@code DAT_DTO_COMPLETION_STATUS}: how a DTO posted with {@code dat_ep_post_*} (or an RMR bind of
+ * {@code dat_rmr_bind}) completed.
+ */
 public enum DtoStatus
 {
     SUCCESS(0),

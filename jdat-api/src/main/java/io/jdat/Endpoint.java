@@ -1,10 +1,13 @@
 package io.jdat;
 
 /**
- * An endpoint ({@code DAT_EP_HANDLE}): one end of one reliable connection, with a receive
- * queue and a request queue. The post calls never block and, in steady state, never allocate;
- * they copy the triplets, so the {@code iov} array is the consumer's again on return (the
- * memory it describes is not, until the DTO completes).
+ * An endpoint ({@code DAT_EP_HANDLE}) made by {@code dat_ep_create}: one end of one reliable
+ * connection, with a receive queue and a request queue ({@code dat_ep_connect},
+ * {@code dat_ep_post_send}, {@code dat_ep_post_recv}, {@code dat_ep_post_rdma_read},
+ * {@code dat_ep_post_rdma_write}, {@code dat_ep_disconnect} and the other {@code dat_ep_*} calls).
+ * The post calls never block and, in steady state, never allocate; they copy the triplets, so the
+ * {@code iov} array is the consumer's again on return (the memory it describes is not, until the
+ * DTO completes).
  */
 public interface Endpoint extends DatHandle
 {

@@ -1,9 +1,10 @@
 package io.jdat;
 
 /**
- * {@code DAT_EP_ATTR}: the attributes of an endpoint. A new instance holds the values jdat's
- * providers also pick when {@code dat_ep_create} is given no attributes (the reference
- * implementation's defaults), so a consumer changes only what it cares about.
+ * {@code DAT_EP_ATTR}: the attributes of an endpoint, as {@code dat_ep_create} takes them and
+ * {@code dat_ep_query} and {@code dat_ep_modify} report and change them. A new instance holds the
+ * values jdat's providers also pick when {@code dat_ep_create} is given no attributes (the
+ * reference implementation's defaults), so a consumer changes only what it cares about.
  */
 public final class EpAttr
 {

@@ -1,8 +1,9 @@
 package io.jdat;
 
 /**
- * {@code DAT_EP_STATE}, the 13 endpoint states with their 1.2 values. jdat never reports the
- * {@code UNCONFIGURED_*} states; they exist for numeric fidelity.
+ * {@code DAT_EP_STATE}, the 13 endpoint states with their 1.2 values, as {@code dat_ep_query} and
+ * {@code dat_ep_get_status} report them. jdat never reports the {@code UNCONFIGURED_*} states;
+ * they exist for numeric fidelity.
  */
 public enum EpState
 {

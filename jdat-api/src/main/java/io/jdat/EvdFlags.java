@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_EVD_FLAGS}: which event streams an EVD accepts. */
+/**
+ * {@code DAT_EVD_FLAGS}: which event streams an EVD accepts, given to {@code dat_evd_create} and
+ * reported by {@code dat_evd_query}.
+ */
 public final class EvdFlags
 {
     public static final int SOFTWARE_FLAG = 0x001;

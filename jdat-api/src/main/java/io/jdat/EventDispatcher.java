@@ -1,9 +1,10 @@
 package io.jdat;
 
 /**
- * An event dispatcher ({@code DAT_EVD_HANDLE}): a queue fed by event streams. The normal
- * outcomes of {@link #dequeue}, {@link #wait(long, int, DatEvent, DatCount)} and {@link #postSe} are returned as
- * preallocated {@link DatStatus} values; nothing on those paths allocates.
+ * An event dispatcher ({@code DAT_EVD_HANDLE}) made by {@code dat_evd_create}: a queue fed by event
+ * streams, read with {@code dat_evd_wait} and {@code dat_evd_dequeue}. The normal outcomes of
+ * {@link #dequeue}, {@link #wait(long, int, DatEvent, DatCount)} and {@link #postSe} are returned
+ * as preallocated {@link DatStatus} values; nothing on those paths allocates.
  */
 public interface EventDispatcher extends DatHandle
 {

@@ -1,7 +1,8 @@
 package io.jdat;
 
 /**
- * {@code DAT_EVENT_NUMBER}: which kind of event a {@link DatEvent} holds, with the 1.2 values.
+ * {@code DAT_EVENT_NUMBER}: which kind of event a {@link DatEvent} holds after {@code dat_evd_wait}
+ * or {@code dat_evd_dequeue}, with the 1.2 values.
  *
  * <p>uDAPL 1.2 defines the reasons {@code DAT_SRQ_LOW_WATERMARK_EVENT} and
  * {@code DAT_SRQ_SOFT_HIGH_WATERMARK_EVENT} but no event number to carry them; jdat uses two

@@ -4,9 +4,9 @@ import java.net.InetAddress;
 import java.util.Objects;
 
 /**
- * {@code DAT_IA_ADDRESS_PTR}: the address of an interface adapter, what peers connect to.
- * The {@code tcp} provider uses IP addresses; {@code loopback} and {@code shm} use host-local
- * names.
+ * {@code DAT_IA_ADDRESS_PTR}: the address of an interface adapter, what {@code dat_ep_connect}
+ * connects to and {@code dat_ia_query} reports. The {@code tcp} provider uses IP addresses;
+ * {@code loopback} and {@code shm} use host-local names.
  */
 public final class IaAddress
 {

@@ -1,8 +1,8 @@
 package io.jdat;
 
 /**
- * {@code DAT_IA_ATTR}: the attributes of an interface adapter, common to all its open
- * instances. The mask bits follow the field order of the uDAPL 1.2 header.
+ * {@code DAT_IA_ATTR}: the attributes of an interface adapter that {@code dat_ia_query} reports,
+ * common to all its open instances. The mask bits follow the field order of the uDAPL 1.2 header.
  */
 public final class IaAttr
 {

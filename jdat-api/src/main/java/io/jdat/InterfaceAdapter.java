@@ -1,9 +1,11 @@
 package io.jdat;
 
 /**
- * An open instance of an interface adapter ({@code DAT_IA_HANDLE}), made by
- * {@link Dat#iaOpen}. It is the root of every object created through it; closing it releases
- * them all.
+ * An open instance of an interface adapter ({@code DAT_IA_HANDLE}), made by {@code dat_ia_open}
+ * ({@link Dat#iaOpen}) and closed by {@code dat_ia_close}; the calls that create objects
+ * ({@code dat_pz_create}, {@code dat_evd_create}, {@code dat_ep_create}, {@code dat_psp_create} and
+ * the others) are its methods. It is the root of every object created through it; closing it
+ * releases them all.
  */
 public interface InterfaceAdapter extends DatHandle
 {

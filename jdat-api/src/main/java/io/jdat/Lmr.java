@@ -2,7 +2,10 @@ package io.jdat;
 
 import java.lang.foreign.MemorySegment;
 
-/** A local memory region ({@code DAT_LMR_HANDLE}): registered memory. */
+/**
+ * A local memory region ({@code DAT_LMR_HANDLE}): memory registered with {@code dat_lmr_create},
+ * queried with {@code dat_lmr_query} and released with {@code dat_lmr_free}.
+ */
 public interface Lmr extends DatHandle
 {
     /** {@code dat_lmr_free}; {@code DAT_INVALID_STATE} while an RMR is bound into it. */

@@ -1,10 +1,12 @@
 package io.jdat;
 
 /**
- * {@code DAT_LMR_TRIPLET}: one local buffer segment, {@code [virtualAddress, virtualAddress +
- * segmentLength)} inside the LMR named by {@code lmrContext}. The virtual address is in the
- * LMR's address space: {@link Lmr#registeredAddress()} plus an offset. A triplet with
- * {@code segmentLength == 0} is legal and its context and address are not looked at.
+ * {@code DAT_LMR_TRIPLET}: one local buffer segment of {@code dat_ep_post_send},
+ * {@code dat_ep_post_recv} or an RDMA post,
+ * {@code [virtualAddress, virtualAddress + segmentLength)} inside the LMR named by
+ * {@code lmrContext}. The virtual address is in the LMR's address space:
+ * {@link Lmr#registeredAddress()} plus an offset. A triplet with {@code segmentLength == 0} is
+ * legal and its context and address are not looked at.
  *
  * <p>Mutable so that one array of triplets can be reused for every post; jdat copies the
  * triplets when a post is accepted, so the array (not the memory) is the consumer's again as

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_MEM_PRIV_FLAGS}: what an LMR or RMR lets local DTOs and remote peers do. */
+/**
+ * {@code DAT_MEM_PRIV_FLAGS}: what an LMR or RMR lets local DTOs and remote peers do, given to
+ * {@code dat_lmr_create} and {@code dat_rmr_bind}.
+ */
 public final class MemPriv
 {
     public static final int NONE_FLAG = 0x00;

@@ -1,10 +1,10 @@
 package io.jdat;
 
 /**
- * {@code DAT_OS_WAIT_PROXY_AGENT}: a function a CNO calls, with its instance data and the EVD
- * that triggered it, in addition to waking the CNO's waiters. {@link #NULL} (or {@code null})
- * means none. An agent whose function is {@code null} but whose instance data is not is
- * invalid.
+ * {@code DAT_OS_WAIT_PROXY_AGENT}: a function a CNO calls (set by {@code dat_cno_create} or
+ * {@code dat_cno_modify_agent}), with its instance data and the EVD that triggered it, in addition
+ * to waking the CNO's waiters. {@link #NULL} (or {@code null}) means none. An agent whose function
+ * is {@code null} but whose instance data is not is invalid.
  *
  * @param instanceData opaque to the provider
  * @param function     what to call

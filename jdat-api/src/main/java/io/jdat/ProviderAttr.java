@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_PROVIDER_ATTR}: what the provider behind an open IA instance supports. */
+/**
+ * {@code DAT_PROVIDER_ATTR}: what the provider behind an open IA instance supports, as
+ * {@code dat_ia_query} reports it.
+ */
 public final class ProviderAttr
 {
     public static final long FIELD_PROVIDER_NAME = 0x0000001L;

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_PSP_FLAGS}: who supplies the endpoint for a PSP's connection requests. */
+/**
+ * {@code DAT_PSP_FLAGS}: who supplies the endpoint for a PSP's connection requests, given to
+ * {@code dat_psp_create} and {@code dat_psp_create_any}.
+ */
 public final class PspFlags
 {
     /** The consumer gives an endpoint to {@code dat_cr_accept}. */

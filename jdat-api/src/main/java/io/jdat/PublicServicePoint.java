@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** A public service point ({@code DAT_PSP_HANDLE}): a persistent listener. */
+/**
+ * A public service point ({@code DAT_PSP_HANDLE}) made by {@code dat_psp_create} or
+ * {@code dat_psp_create_any}: a persistent listener ({@code dat_psp_query}, {@code dat_psp_free}).
+ */
 public non-sealed interface PublicServicePoint extends ServicePoint
 {
     /**

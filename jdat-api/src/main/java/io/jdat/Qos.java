@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_QOS}: requested quality of service of a connection (a bit set). */
+/**
+ * {@code DAT_QOS}: requested quality of service of a connection (a bit set), the {@code qos}
+ * argument of {@code dat_ep_connect} and {@code dat_ep_dup_connect}.
+ */
 public final class Qos
 {
     public static final int BEST_EFFORT = 0x00;

@@ -1,6 +1,10 @@
 package io.jdat;
 
-/** A remote memory region, a memory window ({@code DAT_RMR_HANDLE}). */
+/**
+ * A remote memory region, a memory window ({@code DAT_RMR_HANDLE}): made by {@code dat_rmr_create},
+ * bound to an LMR with {@code dat_rmr_bind}, queried with {@code dat_rmr_query} and freed with
+ * {@code dat_rmr_free}.
+ */
 public interface Rmr extends DatHandle
 {
     /**

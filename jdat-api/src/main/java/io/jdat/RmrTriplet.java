@@ -1,9 +1,10 @@
 package io.jdat;
 
 /**
- * {@code DAT_RMR_TRIPLET}: a remote buffer as its owner advertised it: the remote key
- * ({@code rmr_context}, the iWARP STag), the target address in the owner's address space, and
- * the length.
+ * {@code DAT_RMR_TRIPLET}: a remote buffer as its owner advertised it, the target of
+ * {@code dat_ep_post_rdma_read} and {@code dat_ep_post_rdma_write}: the remote key
+ * ({@code rmr_context}, the iWARP STag), the target address in the owner's address space, and the
+ * length.
  */
 public final class RmrTriplet
 {

@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** A shared receive queue ({@code DAT_SRQ_HANDLE}): receive buffers for many endpoints. */
+/**
+ * A shared receive queue ({@code DAT_SRQ_HANDLE}) made by {@code dat_srq_create}: receive buffers
+ * for many endpoints, posted with {@code dat_srq_post_recv}.
+ */
 public interface SharedReceiveQueue extends DatHandle
 {
     /** {@code dat_srq_free}; {@code DAT_INVALID_STATE} while an endpoint uses it. */

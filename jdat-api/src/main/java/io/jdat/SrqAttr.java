@@ -1,6 +1,9 @@
 package io.jdat;
 
-/** {@code DAT_SRQ_ATTR}: the requested size of a shared receive queue. */
+/**
+ * {@code DAT_SRQ_ATTR}: the requested size of a shared receive queue, given to
+ * {@code dat_srq_create}.
+ */
 public final class SrqAttr
 {
     public int maxRecvDtos;

@@ -1,6 +1,8 @@
 package io.jdat;
 
-/** {@code DAT_SRQ_STATE}. */
+/**
+ * {@code DAT_SRQ_STATE}, the state of a shared receive queue as {@code dat_srq_query} reports it.
+ */
 public enum SrqState
 {
     OPERATIONAL(0), ERROR(1);

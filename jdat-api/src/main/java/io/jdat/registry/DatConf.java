@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the static registry file, {@code dat.conf}. One entry per line, eight
- * whitespace-separated fields (the eighth may be left out):
+ * Reads the static registry file, {@code dat.conf}, in which {@code dat_ia_open} looks IA names up.
+ * One entry per line, eight whitespace-separated fields (the eighth may be left out):
  * <pre>
  *   ia-name  api  thread-safety  section  library  provider-version  "instance data"  "platform info"
  *   loopback u1.2 threadsafe     default  loopback jdat.0.1          ""               ""

@@ -26,11 +26,13 @@ import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
- * The DAT registry: a static part (entries from {@code dat.conf} and from the provider
- * libraries found by {@link ServiceLoader}) and a dynamic part (IA names providers registered
- * with {@link Dat#registryAddProvider}). {@code dat_ia_open} initialises a static entry's library
- * on first use, then opens through the dynamic registry; the last close of a name the registry
- * initialised calls the library's {@code dat_provider_fini}.
+ * The DAT registry behind {@code dat_ia_open}, {@code dat_registry_list_providers},
+ * {@code dat_registry_add_provider} and {@code dat_registry_remove_provider}: a static part
+ * (entries from {@code dat.conf} and from the provider libraries found by {@link ServiceLoader})
+ * and a dynamic part (IA names providers registered with {@link Dat#registryAddProvider}).
+ * {@code dat_ia_open} initialises a static entry's library on first use, then opens through the
+ * dynamic registry; the last close of a name the registry initialised calls the library's
+ * {@code dat_provider_fini}.
  *
  * <p>The static registry file is the first of: system property {@value #CONF_PROPERTY},
  * environment variable {@value #CONF_ENV}, {@value #DEFAULT_CONF}. A missing file is an empty

@@ -4,9 +4,10 @@ import io.jdat.ProviderInfo;
 import java.util.List;
 
 /**
- * A provider library, the Java counterpart of a provider's shared object: found with
- * {@link java.util.ServiceLoader}, named in the library field of {@code dat.conf} lines, and
- * initialised by the registry before the first open of a name it serves.
+ * A provider library, the Java counterpart of the shared object that {@code dat_ia_open} loads for
+ * an IA name: found with {@link java.util.ServiceLoader}, named in the library field of
+ * {@code dat.conf} lines, and initialised by the registry before the first open of a name it
+ * serves.
  */
 public interface DatProviderLibrary
 {

@@ -3,7 +3,7 @@ package io.jdat.spi;
 import io.jdat.EventDispatcher;
 
 /**
- * What the registry passes to {@link DatProvider#iaOpen}.
+ * What the registry passes to {@link DatProvider#iaOpen} for a {@code dat_ia_open}.
  *
  * @param iaName          the IA name with any {@code RO_AWARE_} prefix removed
  * @param asyncEvdMinQlen the consumer's {@code async_evd_min_qlen}

@@ -3,9 +3,9 @@ package io.jdat.spi;
 import io.jdat.ProviderInfo;
 
 /**
- * One line of the static registry, in {@code dat.conf} order:
- * {@code <ia name> <api version> <thread safety> <default section> <library> <provider version>
- * <instance data> <platform information>}.
+ * One line of the static registry, where {@code dat_ia_open} looks IA names up, in {@code dat.conf}
+ * order: {@code <ia name> <api version> <thread safety> <default section> <library>
+ * <provider version> <instance data> <platform information>}.
  *
  * @param info            IA name, API major/minor and thread safety: the registry key
  * @param isDefault       whether the line is in the {@code default} section (only those are used)
