@@ -4,25 +4,26 @@ import io.jdat.Dat;
 import io.jdat.DatOut;
 import io.jdat.EventDispatcher;
 import io.jdat.InterfaceAdapter;
+import io.jdat.testkit.ProtectionMatrix;
 
 /** The protection matrix on loopback: two IAs of their own names, connected in this JVM. */
 class LoopbackProtectionTest extends ProtectionMatrix
 {
     @Override
-    String provider()
+    protected String provider()
     {
         return "loopback";
     }
 
     @Override
-    InterfaceAdapter open(final String role)
+    protected InterfaceAdapter open(final String role)
     {
         return Dat.iaOpen(Fixture.loopbackWith(""), 64, new DatOut<EventDispatcher>());
     }
 
     /** The loopback channel completes a Write after the target's engine validated and placed it. */
     @Override
-    boolean writeCompletesWhenPlaced()
+    protected boolean writeCompletesWhenPlaced()
     {
         return true;
     }

@@ -8,6 +8,7 @@ import io.jdat.IaAddress;
 import io.jdat.InterfaceAdapter;
 import io.jdat.ProviderInfo;
 import io.jdat.PspFlags;
+import io.jdat.testkit.ProtectionMatrix;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,13 +28,13 @@ class ShmProtectionTest extends ProtectionMatrix
     private final Map<ProviderInfo, ShmLibrary> registered = new HashMap<>();
 
     @Override
-    String provider()
+    protected String provider()
     {
         return "shm";
     }
 
     @Override
-    InterfaceAdapter open(final String role)
+    protected InterfaceAdapter open(final String role)
     {
         final ProviderInfo info = ProviderInfo.of("shm-prot" + ProcessHandle.current().pid() + "-"
             + NAMES.incrementAndGet(), Dat.THREADSAFE);
@@ -44,7 +45,7 @@ class ShmProtectionTest extends ProtectionMatrix
     }
 
     @Override
-    void closed()
+    protected void closed()
     {
         registered.forEach((info, library) -> library.providerFini(info));
         TestFiles.delete(dir);
@@ -52,7 +53,7 @@ class ShmProtectionTest extends ProtectionMatrix
 
     /** A Write completes once the target consumed its last record, which it does after placing it. */
     @Override
-    boolean writeCompletesWhenPlaced()
+    protected boolean writeCompletesWhenPlaced()
     {
         return true;
     }

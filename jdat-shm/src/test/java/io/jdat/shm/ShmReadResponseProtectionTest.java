@@ -1,10 +1,10 @@
 package io.jdat.shm;
 
-import static io.jdat.shm.ProtectionMatrix.LEN;
-import static io.jdat.shm.ProtectionMatrix.REGION;
-import static io.jdat.shm.ProtectionMatrix.REGION_AT;
-import static io.jdat.shm.ProtectionMatrix.SEGMENT;
 import static io.jdat.shm.ShmNode.next;
+import static io.jdat.testkit.ProtectionMatrix.LEN;
+import static io.jdat.testkit.ProtectionMatrix.REGION;
+import static io.jdat.testkit.ProtectionMatrix.REGION_AT;
+import static io.jdat.testkit.ProtectionMatrix.SEGMENT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jdat.CompletionFlags;
@@ -21,6 +21,7 @@ import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.testkit.ProtectionMatrix;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

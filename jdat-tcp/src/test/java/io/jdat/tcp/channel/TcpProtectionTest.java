@@ -9,6 +9,7 @@ import io.jdat.InterfaceAdapter;
 import io.jdat.ProviderInfo;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.testkit.ProtectionMatrix;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,13 +25,13 @@ class TcpProtectionTest extends ProtectionMatrix
     private final Map<ProviderInfo, TcpLibrary> registered = new HashMap<>();
 
     @Override
-    String provider()
+    protected String provider()
     {
         return "tcp";
     }
 
     @Override
-    InterfaceAdapter open(final String role)
+    protected InterfaceAdapter open(final String role)
     {
         final ProviderInfo info = ProviderInfo.of("tcp-prot" + ProcessHandle.current().pid() + "-"
             + NAMES.incrementAndGet(), Dat.THREADSAFE);
@@ -41,14 +42,14 @@ class TcpProtectionTest extends ProtectionMatrix
     }
 
     @Override
-    void closed()
+    protected void closed()
     {
         registered.forEach((info, library) -> library.providerFini(info));
     }
 
     /** As in iWARP, a Write completes once the kernel took its bytes, before the target checked it. */
     @Override
-    boolean writeCompletesWhenPlaced()
+    protected boolean writeCompletesWhenPlaced()
     {
         return false;
     }

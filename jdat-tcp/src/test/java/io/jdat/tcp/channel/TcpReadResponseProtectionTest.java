@@ -1,10 +1,10 @@
 package io.jdat.tcp.channel;
 
-import static io.jdat.tcp.channel.ProtectionMatrix.LEN;
-import static io.jdat.tcp.channel.ProtectionMatrix.REGION;
-import static io.jdat.tcp.channel.ProtectionMatrix.REGION_AT;
-import static io.jdat.tcp.channel.ProtectionMatrix.SEGMENT;
 import static io.jdat.tcp.channel.TcpNode.next;
+import static io.jdat.testkit.ProtectionMatrix.LEN;
+import static io.jdat.testkit.ProtectionMatrix.REGION;
+import static io.jdat.testkit.ProtectionMatrix.REGION_AT;
+import static io.jdat.testkit.ProtectionMatrix.SEGMENT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +26,7 @@ import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.tcp.DdpRdmap;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.Mpa;
+import io.jdat.testkit.ProtectionMatrix;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.jdat.shm;
+package io.jdat.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -66,32 +66,32 @@ import org.junit.jupiter.params.provider.MethodSource;
  * flushed, and no byte of the target changed: the target's LMR covers the middle of a larger
  * segment, and the whole segment is checksummed before and after (so are the initiator's).
  *
- * <p>The same class is in each provider module's tests (loopback in jdat-core, tcp, shm; the
- * modules share no test code); only the package differs. A subclass opens the provider's IAs;
- * the cross-process ones also run {@link #violationAcrossTwoProcesses} with the target in a second
- * JVM. Each case prints one {@code MATRIX} line with what it saw.
+ * <p>Each provider module's tests run it through a subclass (loopback in jdat-core, tcp, shm)
+ * that opens the provider's IAs; the cross-process ones also run
+ * {@link #violationAcrossTwoProcesses} with the target in a second JVM. Each case prints one
+ * {@code MATRIX} line with what it saw.
  */
-abstract class ProtectionMatrix
+public abstract class ProtectionMatrix
 {
-    static final long SECOND = 1_000_000L;
+    public static final long SECOND = 1_000_000L;
     /** Each side's memory: a segment of which only the middle is registered. */
-    static final int SEGMENT = 64 << 10;
-    static final int REGION_AT = 16 << 10;
-    static final int REGION = 16 << 10;
+    public static final int SEGMENT = 64 << 10;
+    public static final int REGION_AT = 16 << 10;
+    public static final int REGION = 16 << 10;
     /** The length of the violating access. */
-    static final int LEN = 256;
+    public static final int LEN = 256;
 
     private final List<InterfaceAdapter> opened = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
 
     /** The provider's name as the MATRIX lines print it. */
-    abstract String provider();
+    protected abstract String provider();
 
     /** Opens a fresh IA of the provider under test; the matrix closes it (abruptly). */
-    abstract InterfaceAdapter open(String role);
+    protected abstract InterfaceAdapter open(String role);
 
     /** Called once every IA of the test is closed: what {@link #open} registered can go. */
-    void closed()
+    protected void closed()
     {
     }
 
@@ -102,10 +102,10 @@ abstract class ProtectionMatrix
      * the second case a Write the target refuses has already completed successfully when the
      * Terminate arrives; the connection still breaks and what was posted behind it is flushed.
      */
-    abstract boolean writeCompletesWhenPlaced();
+    protected abstract boolean writeCompletesWhenPlaced();
 
     @AfterEach
-    final void closeAll()
+    protected final void closeAll()
     {
         for (final InterfaceAdapter ia : opened)
         {
@@ -326,7 +326,7 @@ abstract class ProtectionMatrix
      * one), then prints what {@link #serveAsTarget} returns and exits 0, or prints {@code FAIL}
      * and exits 1. Its output is read on a daemon thread, so every wait has a timeout.
      */
-    static final class SecondJvm implements AutoCloseable
+    public static final class SecondJvm implements AutoCloseable
     {
         final IaAddress address;
         final long qual;
@@ -334,7 +334,7 @@ abstract class ProtectionMatrix
         private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         private final List<String> seen = new ArrayList<>();
 
-        SecondJvm(final IaAddress address, final long qual, final Class<?> main, final String... args)
+        public SecondJvm(final IaAddress address, final long qual, final Class<?> main, final String... args)
             throws Exception
         {
             final List<String> command = new ArrayList<>(List.of(
@@ -410,7 +410,7 @@ abstract class ProtectionMatrix
      * reports that it broke, that its receive was flushed and that its segment's checksum did not
      * change.
      */
-    void violationAcrossTwoProcesses(final SecondJvm remote) throws Exception
+    protected void violationAcrossTwoProcesses(final SecondJvm remote) throws Exception
     {
         final Side initiator = new Side("initiator", 2);
         initiator.ep.connect(remote.address, remote.qual, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
@@ -456,7 +456,7 @@ abstract class ProtectionMatrix
      * {@code crEvd}: prints {@code READY} with {@code qual} (if not null), then the line of
      * {@link #serveAsTarget}; on any failure prints {@code FAIL}. Returns the exit code.
      */
-    static int runTarget(final InterfaceAdapter ia, final EventDispatcher crEvd, final String qual)
+    protected static int runTarget(final InterfaceAdapter ia, final EventDispatcher crEvd, final String qual)
     {
         try
         {
@@ -722,7 +722,7 @@ abstract class ProtectionMatrix
     }
 
     /** The next event of an EVD within 5 s, which must be {@code expected}. */
-    static DatEvent next(final EventDispatcher evd, final EventNumber expected)
+    public static DatEvent next(final EventDispatcher evd, final EventNumber expected)
     {
         final DatEvent ev = new DatEvent();
         final DatStatus s = evd.wait(5 * SECOND, 1, ev, new DatCount());
@@ -735,13 +735,13 @@ abstract class ProtectionMatrix
     }
 
     /** A copy and a checksum of some memory, to compare later. */
-    static final class Checked
+    public static final class Checked
     {
         private final MemorySegment memory;
         private final byte[] before;
         private final long crc;
 
-        Checked(final MemorySegment memory)
+        public Checked(final MemorySegment memory)
         {
             this.memory = memory;
             this.before = memory.toArray(ValueLayout.JAVA_BYTE);
@@ -756,7 +756,7 @@ abstract class ProtectionMatrix
         }
 
         /** How many bytes differ from the copy. */
-        int changed()
+        public int changed()
         {
             final byte[] now = memory.toArray(ValueLayout.JAVA_BYTE);
             int n = 0;
@@ -771,12 +771,12 @@ abstract class ProtectionMatrix
         }
 
         /** The checksum before and now, as {@code before/now}. */
-        String crc()
+        public String crc()
         {
             return String.format("%08x/%08x", crc, crc(memory.toArray(ValueLayout.JAVA_BYTE)));
         }
 
-        void assertUnchanged(final String what)
+        public void assertUnchanged(final String what)
         {
             final byte[] now = memory.toArray(ValueLayout.JAVA_BYTE);
             assertEquals(crc, crc(now), what + ": checksum");
