@@ -24,11 +24,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * An event dispatcher: a ring of preallocated event records fed by any number of streams, with
  * at most one blocked waiter and an optional CNO.
  *
- * <p>The ring is our own rather than a library queue because DAT asks more of it than a queue
- * gives: a threshold counted in notification events, a snapshot count ({@code nmore}), a resize
- * that keeps every queued event, overflow that is detected and reported, and exclusive ownership
- * by a blocked waiter. A lock guards it; the counts a spinning waiter or a polling consumer look
- * at are published in volatiles so that an empty poll takes no lock.
+ * <p>The ring ({@link EventRing}) is our own rather than a library queue because DAT asks more of
+ * it than a queue gives: a threshold counted in notification events, a snapshot count
+ * ({@code nmore}), a resize that keeps every queued event, overflow that is detected and
+ * reported, and exclusive ownership by a blocked waiter. Producers take the EVD's lock (one at a
+ * time); {@code dat_evd_dequeue} takes no lock, and neither does a waiter until its threshold is
+ * met. A waiter announces that it parks before it looks a last time, and a producer looks for a
+ * parked waiter after it published, so no wake-up is lost.
  *
  * <p>Notification: an event "notifies" if it may wake a waiter or trigger the CNO. Connection,
  * CR, async and software events always do; a DTO completion does unless its stream is
@@ -37,52 +39,15 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class EvdImpl extends EngineObject implements EventDispatcher
 {
-    private static final int KIND_DTO = 1;
-    private static final int KIND_RMR_BIND = 2;
-    private static final int KIND_CR = 3;
-    private static final int KIND_CONNECTION = 4;
-    private static final int KIND_ASYNC = 5;
-    private static final int KIND_SOFTWARE = 6;
-
-    /** One queued event; slots are reused, never allocated on the hot path. */
-    private static final class Entry
-    {
-        int kind;
-        int number;
-        boolean notify;
-        Object handle;
-        long cookie;
-        DtoStatus status;
-        long length;
-        SrqImpl srq;
-        IaAddress address;
-        long connQual;
-        Object extra;
-        int reason;
-
-        void clear()
-        {
-            handle = null;
-            status = null;
-            srq = null;
-            address = null;
-            extra = null;
-        }
-    }
-
     final int flags;
     /** True for the async EVD {@code dat_ia_open} created: only the IA's close frees it. */
     final boolean implicitAsync;
     private final long spinNanos;
     private final ReentrantLock lock = new ReentrantLock();
 
-    private Entry[] ring;
-    private int head;
-    private int count;
-    private int notifyCount;
-    /** Published copies of {@link #count} and {@link #notifyCount}, read without the lock. */
-    private volatile int publishedCount;
-    private volatile int publishedNotify;
+    /** The events; replaced only by dat_evd_resize (IA and EVD lock held, {@link #resizing} set). */
+    private volatile EventRing ring;
+    private volatile boolean resizing;
 
     private boolean enabled = true;
     private volatile boolean waitable = true;
@@ -113,17 +78,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         this.implicitAsync = implicitAsync;
         this.cno = cno;
         this.spinNanos = ia.config.evdSpinMicros * 1000L;
-        this.ring = newRing(qlen);
-    }
-
-    private static Entry[] newRing(final int qlen)
-    {
-        final Entry[] r = new Entry[qlen];
-        for (int i = 0; i < qlen; i++)
-        {
-            r[i] = new Entry();
-        }
-        return r;
+        this.ring = new EventRing(qlen);
     }
 
     @Override
@@ -134,7 +89,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     int capacity()
     {
-        return ring.length;
+        return ring.capacity();
     }
 
     CnoImpl cno()
@@ -162,12 +117,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final Entry e = claim();
+            final EventRing.Entry e = claim();
             if (e == null)
             {
                 return overflow();
             }
-            e.kind = KIND_DTO;
+            e.kind = EventRing.KIND_DTO;
             e.number = EventNumber.DTO_COMPLETION_EVENT.value();
             e.handle = ep;
             e.cookie = cookie;
@@ -189,12 +144,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final Entry e = claim();
+            final EventRing.Entry e = claim();
             if (e == null)
             {
                 return overflow();
             }
-            e.kind = KIND_RMR_BIND;
+            e.kind = EventRing.KIND_RMR_BIND;
             e.number = EventNumber.RMR_BIND_COMPLETION_EVENT.value();
             e.handle = rmr;
             e.cookie = cookie;
@@ -219,12 +174,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            if (isDestroyed() || count == ring.length)
+            final EventRing.Entry e = claim();
+            if (e == null)
             {
                 return false;
             }
-            final Entry e = claim();
-            e.kind = KIND_CR;
+            e.kind = EventRing.KIND_CR;
             e.number = EventNumber.CONNECTION_REQUEST_EVENT.value();
             e.handle = sp;
             e.address = local;
@@ -245,12 +200,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final Entry e = claim();
+            final EventRing.Entry e = claim();
             if (e == null)
             {
                 return overflow();
             }
-            e.kind = KIND_CONNECTION;
+            e.kind = EventRing.KIND_CONNECTION;
             e.number = number.value();
             e.handle = ep;
             e.extra = privateData;
@@ -273,14 +228,14 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return false;
             }
-            final Entry e = claim();
+            final EventRing.Entry e = claim();
             if (e == null)
             {
                 // an async EVD that overflows has nowhere to report it
                 overflowed = true;
                 return false;
             }
-            e.kind = KIND_ASYNC;
+            e.kind = EventRing.KIND_ASYNC;
             e.number = number.value();
             e.handle = handle;
             e.reason = reason;
@@ -294,28 +249,23 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         return true;
     }
 
-    /** The next free slot, or null when full (or destroyed). Lock held. */
-    private Entry claim()
+    /** The next free record, or null when full (or destroyed). Lock held. */
+    private EventRing.Entry claim()
     {
-        if (isDestroyed() || count == ring.length)
-        {
-            return null;
-        }
-        final int slot = head + count;
-        return ring[slot >= ring.length ? slot - ring.length : slot];
+        return isDestroyed() ? null : ring.claim();
     }
 
-    /** Makes a claimed slot visible. Lock held. */
-    private void commit(final Entry e, final boolean notify)
+    /** Makes a claimed record visible to consumers. Lock held. */
+    private void commit(final EventRing.Entry e, final boolean notify)
     {
-        e.notify = notify;
-        count++;
-        if (notify)
-        {
-            notifyCount++;
-            publishedNotify = notifyCount;
-        }
-        publishedCount = count;
+        ring.publish(e, notify);
+    }
+
+    /** Whether a waiter with {@code threshold} may return now (a snapshot). */
+    private boolean ready(final int threshold)
+    {
+        final EventRing r = ring;
+        return r.count() >= threshold && r.notifications() > 0;
     }
 
     /** Wakes the waiter or triggers the CNO, outside the lock. */
@@ -325,7 +275,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         if (w != null && waitable)
         {
             // a direct waiter takes the notification; the CNO is not triggered
-            if (waiterParked && publishedCount >= waiterThreshold && publishedNotify > 0)
+            if (waiterParked && ready(waiterThreshold))
             {
                 wake(w);
             }
@@ -404,72 +354,23 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                 "a thread is blocked in dat_evd_wait on this EVD");
         }
-        if (publishedCount == 0)
+        final EventRing r = ring;
+        if (r.take(event, this, 1, false) >= 0)
         {
-            if (ia.pollsInline && ia.port().poll() > 0 && publishedCount > 0)
-            {
-                return dequeueLocked(event);
-            }
-            return DatStatus.QUEUE_EMPTY;
+            return DatStatus.SUCCESS;
         }
-        return dequeueLocked(event);
-    }
-
-    private DatStatus dequeueLocked(final DatEvent event)
-    {
-        SrqImpl reaped;
-        Locks.lock(lock);
-        try
+        if (ia.pollsInline && ia.port().poll() > 0 && ring.take(event, this, 1, false) >= 0)
         {
-            if (blockedWaiter())
-            {
-                throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                    "a thread is blocked in dat_evd_wait on this EVD");
-            }
-            if (count == 0)
-            {
-                return DatStatus.QUEUE_EMPTY;
-            }
-            reaped = pop(event);
+            return DatStatus.SUCCESS;
         }
-        finally
+        if (resizing || ring != r)
         {
+            // dat_evd_resize is moving the events: wait for it, then look again
+            Locks.lock(lock);
             lock.unlock();
+            return ring.take(event, this, 1, false) >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
         }
-        if (reaped != null)
-        {
-            reaped.reaped();
-        }
-        return DatStatus.SUCCESS;
-    }
-
-    /** Moves the first event into {@code event}; returns the SRQ whose buffer was reaped, if any. Lock held. */
-    private SrqImpl pop(final DatEvent event)
-    {
-        final Entry e = ring[head];
-        head = head + 1 == ring.length ? 0 : head + 1;
-        count--;
-        if (e.notify)
-        {
-            notifyCount--;
-            publishedNotify = notifyCount;
-        }
-        publishedCount = count;
-        event.eventNumber = e.number;
-        event.evdHandle = this;
-        switch (e.kind)
-        {
-            case KIND_DTO -> event.dto.set((EpImpl) e.handle, e.cookie, e.status, e.length);
-            case KIND_RMR_BIND -> event.rmrBind.set((RmrImpl) e.handle, e.cookie, e.status);
-            case KIND_CR -> event.crArrival.set((ServicePoint) e.handle, e.address, e.connQual, (CrImpl) e.extra);
-            case KIND_CONNECTION -> event.connection.set((EpImpl) e.handle, (byte[]) e.extra);
-            case KIND_ASYNC -> event.asyncError.set((DatHandle) e.handle, e.reason);
-            case KIND_SOFTWARE -> event.software.pointer = e.extra;
-            default -> throw new IllegalStateException("event kind " + e.kind);
-        }
-        final SrqImpl srq = e.srq;
-        e.clear();
-        return srq;
+        return DatStatus.QUEUE_EMPTY;
     }
 
     @Override
@@ -477,16 +378,15 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     {
         checkLive();
         Errors.checkTimeout(timeoutMicros, 2);
-        if (threshold <= 0 || threshold > ring.length)
+        if (threshold <= 0 || threshold > ring.capacity())
         {
-            throw Errors.invalidParameter(3, "threshold " + threshold + " is outside 1.." + ring.length
+            throw Errors.invalidParameter(3, "threshold " + threshold + " is outside 1.." + ring.capacity()
                 + " (the EVD's queue length)");
         }
         if (event == null)
         {
             throw Errors.invalidParameter(4, "event is null");
         }
-        SrqImpl reaped = null;
         boolean popped = false;
         Locks.lock(lock);
         try
@@ -510,15 +410,16 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
-            if (count >= threshold && notifyCount > 0)
+            // producers are held off by the lock: the tail stands still while the event is taken
+            final long taken = ring.take(event, this, threshold, true);
+            if (taken >= 0)
             {
-                reaped = pop(event);
                 popped = true;
-                setNmore(nmore, count);
+                setNmore(nmore, (int) (ring.tail() - taken - 1));
             }
             else if (timeoutMicros == 0)
             {
-                setNmore(nmore, count);
+                setNmore(nmore, ring.count());
                 return DatStatus.TIMEOUT_EXPIRED;
             }
             else
@@ -534,10 +435,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         if (popped)
         {
-            if (reaped != null)
-            {
-                reaped.reaped();
-            }
             return DatStatus.SUCCESS;
         }
         return block(timeoutMicros, threshold, event, nmore);
@@ -553,7 +450,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         boolean polling = ia.pollsInline;
         while (true)
         {
-            if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable && !overflowed
+            if (!ready(threshold) && !aborted && waitable && !overflowed
                 && !Thread.currentThread().isInterrupted())
             {
                 final long now = System.nanoTime();
@@ -572,7 +469,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     waiterParked = true;
                     waiterInTransport = ia.pollsInline;
                     // re-check after announcing the park, so a producer cannot miss us
-                    if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable)
+                    if (!ready(threshold) && !aborted && waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
                         if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
@@ -584,7 +481,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                                 polling = false;
                                 ia.port().pollingStopped();
                             }
-                            if (!(publishedCount >= threshold && publishedNotify > 0) && !aborted && waitable)
+                            if (!ready(threshold) && !aborted && waitable)
                             {
                                 if (infinite)
                                 {
@@ -602,7 +499,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     continue;
                 }
             }
-            final SrqImpl reaped;
             Locks.lock(lock);
             try
             {
@@ -617,11 +513,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
                         "the EVD was made unwaitable while waiting");
                 }
-                if (count >= threshold && notifyCount > 0)
+                final long taken = ring.take(event, this, threshold, true);
+                if (taken >= 0)
                 {
                     waiter = null;
-                    reaped = pop(event);
-                    setNmore(nmore, count);
+                    setNmore(nmore, (int) (ring.tail() - taken - 1));
                 }
                 else if (overflowed)
                 {
@@ -631,13 +527,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 else if (Thread.interrupted())
                 {
                     waiter = null;
-                    setNmore(nmore, count);
+                    setNmore(nmore, ring.count());
                     throw Errors.interrupted("the waiting thread was interrupted");
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
                     waiter = null;
-                    setNmore(nmore, count);
+                    setNmore(nmore, ring.count());
                     return DatStatus.TIMEOUT_EXPIRED;
                 }
                 else
@@ -648,10 +544,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             finally
             {
                 lock.unlock();
-            }
-            if (reaped != null)
-            {
-                reaped.reaped();
             }
             return DatStatus.SUCCESS;
         }
@@ -680,13 +572,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final Entry e = claim();
+            final EventRing.Entry e = claim();
             if (e == null)
             {
                 // not an overflow: the consumer is told and nothing is lost
                 return DatStatus.QUEUE_FULL;
             }
-            e.kind = KIND_SOFTWARE;
+            e.kind = EventRing.KIND_SOFTWARE;
             e.number = EventNumber.SOFTWARE_EVENT.value();
             e.extra = event.software.pointer;
             commit(e, true);
@@ -709,7 +601,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            trigger = !enabled && notifyCount > 0 && !blockedWaiter();
+            trigger = !enabled && ring.notifications() > 0 && !blockedWaiter();
             enabled = true;
         }
         finally
@@ -796,6 +688,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             Locks.lock(lock);
             try
             {
+                final int count = ring.count();
                 if (count > evdMinQlen)
                 {
                     throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
@@ -806,16 +699,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a waiter's threshold " + waiterThreshold + " exceeds the new length");
                 }
-                final Entry[] next = newRing(evdMinQlen);
-                for (int i = 0; i < count; i++)
-                {
-                    final int from = (head + i) % ring.length;
-                    final Entry t = next[i];
-                    next[i] = ring[from];
-                    ring[from] = t;
-                }
-                ring = next;
-                head = 0;
+                // consumers take no lock: one that finds the old ring empty meanwhile waits for this lock
+                resizing = true;
+                ring = ring.moveTo(evdMinQlen);
+                resizing = false;
             }
             finally
             {
@@ -834,7 +721,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             return;
         }
         param.iaHandle = ia;
-        param.evdQlen = ring.length;
+        param.evdQlen = ring.capacity();
         param.cnoHandle = cno;
         param.evdFlags = flags;
         int state = (enabled ? EvdState.ENABLED : EvdState.DISABLED) | (waitable ? EvdState.WAITABLE
@@ -881,33 +768,16 @@ final class EvdImpl extends EngineObject implements EventDispatcher
      */
     void destroy()
     {
-        final java.util.List<SrqImpl> dropped = new java.util.ArrayList<>();
         Locks.lock(lock);
         try
         {
             markDestroyed();
             aborted = true;
-            for (int i = 0; i < count; i++)
-            {
-                final Entry e = ring[(head + i) % ring.length];
-                if (e.srq != null)
-                {
-                    dropped.add(e.srq);
-                }
-                e.clear();
-            }
-            count = 0;
-            notifyCount = 0;
-            publishedCount = 0;
-            publishedNotify = 0;
+            ring.drain();
         }
         finally
         {
             lock.unlock();
-        }
-        for (final SrqImpl srq : dropped)
-        {
-            srq.reaped();
         }
         final Thread w = waiter;
         if (w != null)
@@ -925,19 +795,19 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Whether a notification event is queued and a CNO waiter would be told about it. */
     boolean hasNotification()
     {
-        return publishedNotify > 0 && enabled && !blockedWaiter();
+        return ring.notifications() > 0 && enabled && !blockedWaiter();
     }
 
     /** Number of queued events (a snapshot). */
     int queued()
     {
-        return publishedCount;
+        return ring.count();
     }
 
     @Override
     public String toString()
     {
-        return "EVD[qlen=" + ring.length + ", flags=0x" + Integer.toHexString(flags) + ", queued=" + publishedCount
+        return "EVD[qlen=" + ring.capacity() + ", flags=0x" + Integer.toHexString(flags) + ", queued=" + ring.count()
             + "]";
     }
 }
