@@ -62,6 +62,8 @@ final class Connection implements ConnectHandler, AcceptHandler
     /** The receive in progress: its buffer, its bytes so far. */
     RecvBuffer current;
     long received;
+    /** The thread placing a Send without the endpoint's lock ({@link #placeSend}), else null. */
+    private volatile Thread placer;
 
     Connection(final EpImpl ep, final boolean active)
     {
@@ -87,6 +89,21 @@ final class Connection implements ConnectHandler, AcceptHandler
     boolean alive()
     {
         return !closed && ep.isCurrent(this);
+    }
+
+    /**
+     * Ends the connection for the engine: nothing is placed after this returns. A Send being
+     * placed without the lock on another thread is let finish first, so what the caller flushes
+     * next is what that placement left. ep.lock held.
+     */
+    void close()
+    {
+        closed = true;
+        Thread t;
+        while ((t = placer) != null && t != Thread.currentThread())
+        {
+            Thread.onSpinWait();
+        }
     }
 
     // ---------------------------------------------------------------- outcome of setup
@@ -137,6 +154,77 @@ final class Connection implements ConnectHandler, AcceptHandler
     /** An untagged segment of a Send: find or continue its receive buffer and place the bytes. */
     @Override
     public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
+        final MemorySegment src, final long off, final int len)
+    {
+        if (ep.srq == null && placeSend(msn, mo, last, solicited, src, off, len))
+        {
+            return true;
+        }
+        return placeSendLocked(msn, mo, last, solicited, src, off, len);
+    }
+
+    /**
+     * The common case of a Send segment, without the endpoint's lock: the segment continues the
+     * expected message and fits the receive buffer at the head of the receive queue, whose
+     * memory is still registered in the endpoint's PZ. The bytes go straight into that buffer and
+     * its completion onto the receive EVD. Returns false, having placed nothing, for anything
+     * else; the locked path then decides (and reports errors). One thread places into a
+     * connection at a time (the channel delivers in order); the receive queue's consumer side is
+     * this thread's alone, and {@link #close} waits for it.
+     */
+    private boolean placeSend(final int msn, final int mo, final boolean last, final boolean solicited,
+        final MemorySegment src, final long off, final int len)
+    {
+        placer = Thread.currentThread();
+        try
+        {
+            if (closed || ep.conn != this)
+            {
+                return false;
+            }
+            RecvBuffer b = current;
+            final long at;
+            if (b == null)
+            {
+                // a new message
+                if (msn != expectedSendMsn || mo != 0)
+                {
+                    return false;
+                }
+                b = ep.recvs.peek();
+                if (b == null)
+                {
+                    return false;
+                }
+                at = 0;
+            }
+            else
+            {
+                at = received;
+                if (msn != expectedSendMsn || Integer.toUnsignedLong(mo) != at)
+                {
+                    return false;
+                }
+            }
+            if (at + len > b.local.total || !placeable(b.local) || !copy(b.local, at, src, off, len))
+            {
+                return false;
+            }
+            current = b;
+            received = at + len;
+            if (last)
+            {
+                ep.recvs.finish(this, b, solicited);
+            }
+            return true;
+        }
+        finally
+        {
+            placer = null;
+        }
+    }
+
+    private boolean placeSendLocked(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len)
     {
         TerminateInfo t = null;

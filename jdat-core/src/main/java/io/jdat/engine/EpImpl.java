@@ -776,7 +776,7 @@ final class EpImpl extends EngineObject implements Endpoint
             conn = null;
             if (c != null)
             {
-                c.closed = true;
+                c.close();
                 if (srq != null && c.current != null)
                 {
                     // a held SRQ buffer will never be completed or reaped

@@ -325,7 +325,7 @@ final class EpStateMachine
             {
                 return;
             }
-            c.closed = true;
+            c.close();
             timer = c.timer;
             ep.state = EpState.DISCONNECTED;
             ep.recvs.flush(c, null);
@@ -454,7 +454,7 @@ final class EpStateMachine
     private void endLocked(final Connection c, final EventNumber event, final WorkRequest culprit,
         final DtoStatus culpritStatus)
     {
-        c.closed = true;
+        c.close();
         ep.state = EpState.DISCONNECTED;
         ep.requests.flush(culprit, culpritStatus);
         ep.recvs.flush(c, null);
@@ -509,7 +509,7 @@ final class EpStateMachine
             }
             if (!c.established)
             {
-                c.closed = true;
+                c.close();
                 ep.state = EpState.DISCONNECTED;
                 ep.recvs.flush(c, null);
                 ep.requests.flush(null, null);

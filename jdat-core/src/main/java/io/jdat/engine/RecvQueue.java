@@ -12,15 +12,21 @@ import io.jdat.LmrTriplet;
  * An endpoint's receive queue: the buffers posted with dat_ep_post_recv, in order, or, for an
  * endpoint created with an SRQ, the one SRQ buffer of the message in progress. A Send takes the
  * buffer at the head and completes it on the receive EVD. A ring with {@code head} (oldest
- * posted) and {@code tail} (next free); guarded by the endpoint's lock.
+ * posted) and {@code tail} (next free), one writer each: posting (under the endpoint's lock)
+ * fills the buffer at the tail and then publishes the tail; the thread placing a Send (with or
+ * without the lock, see {@link Connection#onSend}) reads the buffer at the head and moves the
+ * head on once it completed it. Teardown flushes under the lock after
+ * {@link Connection#close} waited for a placement in progress.
  */
 final class RecvQueue
 {
     private final EpImpl ep;
     private final Segments scratch;
     RecvBuffer[] ring;
-    long head;
-    long tail;
+    /** Oldest posted: advanced by the thread placing into the endpoint (or by a flush, lock held). */
+    volatile long head;
+    /** Next free: advanced by dat_ep_post_recv, lock held, after the buffer is written. */
+    volatile long tail;
     /** Whether any receive was ever posted (recv_completion_flags are fixed from then on). */
     boolean everPosted;
 
@@ -166,6 +172,13 @@ final class RecvQueue
         }
     }
 
+    /** The posted buffer at the head, or null; for the thread that places into the endpoint. */
+    RecvBuffer peek()
+    {
+        final long h = head;
+        return h == tail ? null : ring[(int) (h % ring.length)];
+    }
+
     /** The next receive buffer for a new message. Lock held. */
     RecvBuffer take()
     {
@@ -202,9 +215,13 @@ final class RecvQueue
         }
         else
         {
-            complete(b.cookie, b.flags, DtoStatus.SUCCESS, length, solicited, null);
+            // likewise the slot: a consumer that reaps the completion and reposts at once must
+            // find it free (and may refill it, so read what the completion needs first)
+            final long cookie = b.cookie;
+            final int flags = b.flags;
             b.local.clear();
             head++;
+            complete(cookie, flags, DtoStatus.SUCCESS, length, solicited, null);
         }
     }
 }
