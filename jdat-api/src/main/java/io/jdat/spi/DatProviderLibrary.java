@@ -30,4 +30,14 @@ public interface DatProviderLibrary
 
     /** {@code dat_provider_fini}: should call {@link io.jdat.Dat#registryRemoveProvider}. */
     void providerFini(ProviderInfo info);
+
+    /**
+     * What this library found on this machine, one line each, for {@code jdat providers}: a
+     * hardware library lists its devices, or says plainly why there are none. Software libraries
+     * have nothing to say (the default).
+     */
+    default List<String> report()
+    {
+        return List.of();
+    }
 }

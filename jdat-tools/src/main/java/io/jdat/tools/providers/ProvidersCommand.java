@@ -19,8 +19,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "providers", mixinStandardHelpOptions = true,
     description = {"Lists the static registry: IA names, API version, thread safety, library and instance data.",
-        "It then lists the provider libraries found, the dat.conf file read (-Djdat.conf=FILE or DAT_OVERRIDE) and any "
-            + "lines of it that were skipped."})
+        "It then lists the provider libraries found (under a hardware library, the devices it found), the "
+            + "dat.conf file read (-Djdat.conf=FILE or DAT_OVERRIDE) and any lines of it that were skipped."})
 public final class ProvidersCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -60,6 +60,10 @@ public final class ProvidersCommand implements Callable<Integer>
         for (final DatProviderLibrary lib : registry.libraries().values())
         {
             out.printf("  %-20s %s%n", lib.libraryName(), lib.getClass().getName());
+            for (final String line : lib.report())
+            {
+                out.println("    " + line);
+            }
         }
         final Path file = registry.path();
         out.println("Registry file: " + file + (file != null && Files.isRegularFile(file) ? "" : " (not present)"));

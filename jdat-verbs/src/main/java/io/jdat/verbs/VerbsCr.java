@@ -1,0 +1,116 @@
+package io.jdat.verbs;
+
+import io.jdat.ConnectionRequest;
+import io.jdat.CrParam;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.Endpoint;
+import io.jdat.HandleType;
+import io.jdat.IaAddress;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+
+/** A connection request: the new {@code rdma_cm_id} of a CONNECT_REQUEST and its private data. */
+final class VerbsCr extends VerbsObject implements ConnectionRequest
+{
+    final VerbsPsp psp;
+    final MemorySegment cmId;
+    final InetAddress remoteAddress;
+    final long remotePort;
+    private final byte[] privateData;
+
+    VerbsCr(final VerbsIa ia, final VerbsPsp psp, final MemorySegment cmId, final byte[] privateData)
+    {
+        super(ia, HandleType.CR);
+        this.psp = psp;
+        this.cmId = cmId.reinterpret(RdmaCm.ID_SIZE);
+        this.privateData = privateData;
+        final MemorySegment dst = this.cmId.asSlice(RdmaCm.ID_DST_ADDR, RdmaCm.SOCKADDR_IN_SIZE);
+        this.remoteAddress = Sockaddr.address(dst);
+        this.remotePort = Sockaddr.port(dst);
+    }
+
+    @Override
+    public void query(final long mask, final CrParam param)
+    {
+        checkValid();
+        if (param == null)
+        {
+            throw invalidParameter(3, "dat_cr_query: no CrParam");
+        }
+        param.remoteIaAddress = remoteAddress == null ? null : IaAddress.of(remoteAddress);
+        param.remotePortQual = remotePort;
+        param.privateDataSize = privateData.length;
+        param.privateData = privateData.clone();
+        param.localEpHandle = null;
+    }
+
+    @Override
+    public void accept(final Endpoint ep, final byte[] data)
+    {
+        checkValid();
+        if (!(ep instanceof VerbsEp v) || v.ia != ia || v.freed)
+        {
+            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+                "dat_cr_accept: not an endpoint of this IA: " + ep);
+        }
+        synchronized (this)
+        {
+            if (freed)
+            {
+                checkValid();
+            }
+            v.accept(this, data);
+            freed = true;
+        }
+        ia.forget(this);
+    }
+
+    @Override
+    public void reject()
+    {
+        checkValid();
+        synchronized (this)
+        {
+            if (freed)
+            {
+                checkValid();
+            }
+            freed = true;
+        }
+        destroyId(true);
+    }
+
+    /** Refuses the request (when asked) and destroys its id: for a reject and an IA close. */
+    void destroyId(final boolean reject)
+    {
+        if (reject)
+        {
+            RdmaCm.reject(cmId);
+        }
+        ia.forgetCmId(cmId);
+        RdmaCm.destroyId(cmId);
+        ia.forget(this);
+    }
+
+    void destroy()
+    {
+        synchronized (this)
+        {
+            if (freed)
+            {
+                return;
+            }
+            freed = true;
+        }
+        destroyId(true);
+    }
+
+    @Override
+    public void handoff(final long handoffConnQual)
+    {
+        checkValid();
+        throw notImplemented("dat_cr_handoff");
+    }
+}

@@ -1,0 +1,88 @@
+package io.jdat.verbs;
+
+import io.jdat.DatException;
+import io.jdat.DatHandle;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.HandleType;
+
+/** What every object of this provider shares: its handle type, consumer context and IA. */
+abstract class VerbsObject implements DatHandle
+{
+    final VerbsIa ia;
+    private final HandleType type;
+    private volatile Object consumerContext;
+    /** Set once the object is destroyed: its handle is invalid from then on. */
+    volatile boolean freed;
+
+    VerbsObject(final VerbsIa ia, final HandleType type)
+    {
+        this.ia = ia;
+        this.type = type;
+    }
+
+    @Override
+    public final HandleType handleType()
+    {
+        checkValid();
+        return type;
+    }
+
+    @Override
+    public final void setConsumerContext(final Object context)
+    {
+        checkValid();
+        consumerContext = context;
+    }
+
+    @Override
+    public final Object getConsumerContext()
+    {
+        checkValid();
+        return consumerContext;
+    }
+
+    final void checkValid()
+    {
+        if (freed)
+        {
+            throw new DatException(DatReturnType.INVALID_HANDLE, subtype(), type + " handle was freed");
+        }
+    }
+
+    private DatReturnSubtype subtype()
+    {
+        return switch (type)
+        {
+            case IA -> DatReturnSubtype.INVALID_HANDLE_IA;
+            case PZ -> DatReturnSubtype.INVALID_HANDLE_PZ;
+            case LMR -> DatReturnSubtype.INVALID_HANDLE_LMR;
+            case EVD -> DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST;
+            case EP -> DatReturnSubtype.INVALID_HANDLE_EP;
+            case PSP -> DatReturnSubtype.INVALID_HANDLE_PSP;
+            case CR -> DatReturnSubtype.INVALID_HANDLE_CR;
+            default -> DatReturnSubtype.NO_SUBTYPE;
+        };
+    }
+
+    /** DAT_NOT_IMPLEMENTED for a call this provider does not carry out (docs/dat-mapping.md lists them). */
+    static DatException notImplemented(final String function)
+    {
+        return new DatException(DatReturnType.NOT_IMPLEMENTED, function + " is not implemented by the verbs provider");
+    }
+
+    static DatException invalidParameter(final int arg, final String message)
+    {
+        return new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.invalidArg(arg), message);
+    }
+
+    static DatException invalidState(final DatReturnSubtype subtype, final String message)
+    {
+        return new DatException(DatReturnType.INVALID_STATE, subtype, message);
+    }
+
+    static DatException native_(final DatReturnType type, final String call, final int errno)
+    {
+        return new DatException(type, call + " failed: " + Native.describe(errno));
+    }
+}
