@@ -465,6 +465,12 @@ final class TcpPort implements TransportPort
         return k;
     }
 
+    /** True while a consumer is blocked in (or entering) {@link #awaitProgress}; for tests. */
+    boolean hasWaiter()
+    {
+        return waiter.get() != null;
+    }
+
     /**
      * Blocks the calling consumer (an EVD waiter that would park) in a select over the IA's
      * connections instead, then makes the progress that woke it: the bytes that arrive wake
