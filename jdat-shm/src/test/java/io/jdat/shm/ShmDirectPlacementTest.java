@@ -15,6 +15,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.PeerProcess;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -49,10 +50,10 @@ class ShmDirectPlacementTest
     @Test
     void writesAndReadsBetweenSharedAndOrdinaryMemoryOfTwoProcesses() throws Exception
     {
-        try (PeerProcess server = new PeerProcess(dir, "srv", QUAL, "direct");
+        try (PeerProcess server = ShmPeer.start(dir, "srv", QUAL, "direct");
             ShmNode client = ShmNode.open(dir, "cli", ""))
         {
-            server.await("READY", 30);
+            server.awaitExactly("READY", 30);
             final Direct d = new Direct(client, dir);
             Direct.fill(d.shared.memory(), Direct.SLOT_A, Direct.CLIENT_SHARED);
             Direct.fill(d.ordinary, Direct.SLOT_A, Direct.CLIENT_ORDINARY);
@@ -101,7 +102,7 @@ class ShmDirectPlacementTest
             final Lmr msg = client.lmr(64);
             ep.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(msg, 0, 8)}, 9, 0);
             assertEquals(DtoStatus.SUCCESS, next(ep.req(), EventNumber.DTO_COMPLETION_EVENT).dto.status);
-            server.await("VERIFIED", 20);
+            server.awaitExactly("VERIFIED", 20);
             ep.ep().disconnect(CloseFlags.GRACEFUL_FLAG);
             next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
             assertEquals(0, server.exit(10), server.output());

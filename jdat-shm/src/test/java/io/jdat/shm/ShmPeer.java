@@ -6,6 +6,7 @@ import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
+import io.jdat.testkit.PeerProcess;
 import java.nio.file.Path;
 
 /**
@@ -25,6 +26,12 @@ public final class ShmPeer
 {
     private ShmPeer()
     {
+    }
+
+    /** This class's {@code main} in a second JVM: {@code mode} on {@code address} of {@code dir}, at {@code qual}. */
+    static PeerProcess start(final Path dir, final String address, final long qual, final String mode)
+    {
+        return new PeerProcess(ShmPeer.class, dir.toString(), address, Long.toString(qual), mode);
     }
 
     private static void direct(final ShmNode node, final Path dir, final long qual, final EventDispatcher crEvd,

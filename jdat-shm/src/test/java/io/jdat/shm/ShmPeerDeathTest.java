@@ -14,6 +14,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.PeerProcess;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -57,15 +58,15 @@ class ShmPeerDeathTest
             attr.maxRequestDtos = 2 * OUTSTANDING;
             final ShmNode.Ep ep = client.ep(attr);
             final Lmr mem = client.lmr(WRITE);
-            try (PeerProcess victim = new PeerProcess(dir, "srv", 6000, "sink"))
+            try (PeerProcess victim = ShmPeer.start(dir, "srv", 6000, "sink"))
             {
-                victim.await("READY", 30);
+                victim.awaitExactly("READY", 30);
                 ep.ep().connect(IaAddress.named("srv"), 6000, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
                 final DatEvent up = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
                 final int rmr = pd.getInt();
                 final long base = pd.getLong();
-                victim.await("ACCEPTED", 10);
+                victim.awaitExactly("ACCEPTED", 10);
 
                 // a consumer blocked in dat_evd_wait with no timeout must come back
                 ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
@@ -110,7 +111,7 @@ class ShmPeerDeathTest
                     if (!killed && ok == 40)
                     {
                         // frozen first, so that the ring fills and Writes are still in flight when it dies
-                        victim.freeze();
+                        victim.signal("STOP");
                         for (int i = 0; i < OUTSTANDING; i++)
                         {
                             ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + posted % 8 * WRITE, WRITE),
@@ -139,11 +140,11 @@ class ShmPeerDeathTest
 
             // a new peer on the same qualifier: the dead one's listening file must not stand in the way
             ep.ep().free();
-            try (PeerProcess server = new PeerProcess(dir, "srv", 6000, "validate"))
+            try (PeerProcess server = ShmPeer.start(dir, "srv", 6000, "validate"))
             {
-                server.await("READY", 30);
+                server.awaitExactly("READY", 30);
                 Transaction.run(client, client.ep(null), IaAddress.named("srv"), 6000);
-                server.await("OK", 10);
+                server.awaitExactly("OK", 10);
                 assertEquals(0, server.exit(10), server.output());
             }
             assertTrue(TestFiles.files(dir.resolve("srv")).stream().noneMatch(n -> n.startsWith("c-")),

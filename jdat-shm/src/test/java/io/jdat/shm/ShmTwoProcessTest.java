@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.IaAddress;
+import io.jdat.testkit.PeerProcess;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,12 +30,12 @@ class ShmTwoProcessTest
     @Test
     void transactionWithValidationAcrossTwoProcesses() throws Exception
     {
-        try (PeerProcess server = new PeerProcess(dir, "srv", 5000, "validate");
+        try (PeerProcess server = ShmPeer.start(dir, "srv", 5000, "validate");
             ShmNode client = ShmNode.open(dir, "cli", ""))
         {
-            server.await("READY", 30);
+            server.awaitExactly("READY", 30);
             Transaction.run(client, client.ep(null), IaAddress.named("srv"), 5000);
-            server.await("OK", 10);
+            server.awaitExactly("OK", 10);
             assertEquals(0, server.exit(10), server.output());
             assertTrue(TestFiles.files(dir.resolve("srv")).stream().noneMatch(n -> n.startsWith("c-")),
                 "no connection file is left");

@@ -3,6 +3,7 @@ package io.jdat.tcp;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.testkit.RequiredTools;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -37,17 +37,12 @@ import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -321,45 +316,21 @@ public abstract class ProtectionMatrix
     // ---------------------------------------------------------------- across two processes
 
     /**
-     * A target in a second JVM (the same {@code java} and class path as this one): the
-     * {@code main} of a class that listens, prints {@code READY} (and the qualifier if it chose
-     * one), then prints what {@link #serveAsTarget} returns and exits 0, or prints {@code FAIL}
-     * and exits 1. Its output is read on a daemon thread, so every wait has a timeout.
+     * A target in a second JVM ({@link PeerProcess}): the {@code main} of a class that listens,
+     * prints {@code READY} (and the qualifier if it chose one), then prints what
+     * {@link #serveAsTarget} returns and exits 0, or prints {@code FAIL} and exits 1.
      */
     public static final class SecondJvm implements AutoCloseable
     {
         final IaAddress address;
         final long qual;
-        private final Process process;
-        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final List<String> seen = new ArrayList<>();
+        private final PeerProcess process;
 
         public SecondJvm(final IaAddress address, final long qual, final Class<?> main, final String... args)
             throws Exception
         {
-            final List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElseThrow(), "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), main.getName()));
-            command.addAll(List.of(args));
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            final Thread reader = new Thread(() ->
-            {
-                try (BufferedReader r = process.inputReader(StandardCharsets.UTF_8))
-                {
-                    String line;
-                    while ((line = r.readLine()) != null)
-                    {
-                        lines.add(line);
-                    }
-                }
-                catch (final IOException e)
-                {
-                    lines.add("FAIL output lost: " + e);
-                }
-            }, "second-jvm-output");
-            reader.setDaemon(true);
-            reader.start();
-            final String ready = await("READY", 30);
+            process = new PeerProcess(main, args);
+            final String ready = process.await("READY", 30);
             this.address = address;
             this.qual = ready.isEmpty() ? qual : Long.parseLong(ready);
         }
@@ -367,39 +338,18 @@ public abstract class ProtectionMatrix
         /** The rest of the first line starting with {@code prefix}; fails on FAIL or after {@code seconds}. */
         String await(final String prefix, final long seconds) throws InterruptedException
         {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (true)
-            {
-                final String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null)
-                {
-                    throw new AssertionError("the target printed no " + prefix + " within " + seconds + " s: " + seen);
-                }
-                seen.add(line);
-                if (line.startsWith(prefix))
-                {
-                    return line.substring(prefix.length()).trim();
-                }
-                if (line.startsWith("FAIL"))
-                {
-                    throw new AssertionError("the target failed: " + seen);
-                }
-            }
+            return process.await(prefix, seconds);
         }
 
         int exit() throws InterruptedException
         {
-            if (!process.waitFor(10, TimeUnit.SECONDS))
-            {
-                throw new AssertionError("the target did not exit within 10 s: " + seen);
-            }
-            return process.exitValue();
+            return process.exit(10);
         }
 
         @Override
         public void close()
         {
-            process.destroyForcibly();
+            process.close();
         }
     }
 

@@ -1,12 +1,14 @@
 package io.jdat.tools;
 
-import static io.jdat.tools.WireMessages.readRequest;
-import static io.jdat.tools.WireMessages.send;
-import static io.jdat.tools.WireMessages.write;
+import static io.jdat.testkit.WireMessages.readRequest;
+import static io.jdat.testkit.WireMessages.send;
+import static io.jdat.testkit.WireMessages.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.testkit.TsharkCapture;
+import io.jdat.testkit.WireMessages;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

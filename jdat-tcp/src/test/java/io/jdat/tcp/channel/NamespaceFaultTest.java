@@ -3,6 +3,7 @@ package io.jdat.tcp.channel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.testkit.PeerProcess;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +71,7 @@ class NamespaceFaultTest
                     try
                     {
                         p.tell("quit");
-                        p.process.waitFor(5, TimeUnit.SECONDS);
+                        p.process().waitFor(5, TimeUnit.SECONDS);
                     }
                     finally
                     {

@@ -1,6 +1,6 @@
 package io.jdat.tcp.channel;
 
-import io.jdat.tcp.RequiredTools;
+import io.jdat.testkit.RequiredTools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.testkit.PeerProcess;
 
 /**
  * The other process of the two-process tests: {@code TcpPeer MODE INSTANCE_DATA...} listens on
@@ -20,6 +21,12 @@ public final class TcpPeer
 {
     private TcpPeer()
     {
+    }
+
+    /** This class's {@code main} in a second JVM, in {@code mode} with {@code instanceData}. */
+    static PeerProcess start(final String mode, final String instanceData)
+    {
+        return new PeerProcess(TcpPeer.class, mode, instanceData);
     }
 
     public static void main(final String[] args)

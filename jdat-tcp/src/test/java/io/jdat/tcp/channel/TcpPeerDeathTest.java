@@ -17,6 +17,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.PeerProcess;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,14 +43,14 @@ class TcpPeerDeathTest
         {
             final TcpNode.Ep ep = client.ep(withRequests(OUTSTANDING));
             final Lmr mem = client.lmr(WRITE);
-            try (PeerProcess victim = new PeerProcess("sink", ""))
+            try (PeerProcess victim = TcpPeer.start("sink", ""))
             {
                 final long ms = stream(ep, mem, victim, Long.parseLong(victim.await("READY ", 30)), false);
                 assertTrue(ms < 5000, "the end came " + ms + " ms after the kill");
             }
 
             ep.ep().free();
-            try (PeerProcess server = new PeerProcess("validate", ""))
+            try (PeerProcess server = TcpPeer.start("validate", ""))
             {
                 final long port = Long.parseLong(server.await("READY ", 30));
                 Transaction.run(client, client.ep(null), LOCAL, port);
@@ -67,7 +68,7 @@ class TcpPeerDeathTest
             assertEquals("2000", client.query().transportAttr("jdat.tcp.liveness_ms"));
             final TcpNode.Ep ep = client.ep(withRequests(OUTSTANDING));
             final Lmr mem = client.lmr(WRITE);
-            try (PeerProcess victim = new PeerProcess("sink", ""))
+            try (PeerProcess victim = TcpPeer.start("sink", ""))
             {
                 final long port = Long.parseLong(victim.await("READY ", 30));
                 final long ms = stream(ep, mem, victim, port, true);
@@ -85,7 +86,7 @@ class TcpPeerDeathTest
         {
             final TcpNode.Ep ep = client.ep(null);
             final Lmr mem = client.lmr(WRITE);
-            try (PeerProcess victim = new PeerProcess("sink", ""))
+            try (PeerProcess victim = TcpPeer.start("sink", ""))
             {
                 final long port = Long.parseLong(victim.await("READY ", 30));
                 ep.ep().connect(LOCAL, port, 10 * SECOND, null, Qos.BEST_EFFORT, 0);

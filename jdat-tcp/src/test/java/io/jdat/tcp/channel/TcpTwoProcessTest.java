@@ -3,6 +3,7 @@ package io.jdat.tcp.channel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jdat.IaAddress;
+import io.jdat.testkit.PeerProcess;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -13,7 +14,7 @@ class TcpTwoProcessTest
     @ValueSource(strings = {"crc=false", "crc=true mss=1448"})
     void transactionWithValidationAcrossTwoProcesses(final String instanceData) throws Exception
     {
-        try (PeerProcess server = new PeerProcess("validate", instanceData);
+        try (PeerProcess server = TcpPeer.start("validate", instanceData);
             TcpNode client = TcpNode.open(instanceData))
         {
             final long port = Long.parseLong(server.await("READY ", 30));

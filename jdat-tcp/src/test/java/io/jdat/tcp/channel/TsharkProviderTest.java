@@ -1,9 +1,9 @@
 package io.jdat.tcp.channel;
 
-import static io.jdat.tcp.WireMessages.readRequest;
-import static io.jdat.tcp.WireMessages.send;
-import static io.jdat.tcp.WireMessages.terminate;
-import static io.jdat.tcp.WireMessages.write;
+import static io.jdat.testkit.WireMessages.readRequest;
+import static io.jdat.testkit.WireMessages.send;
+import static io.jdat.testkit.WireMessages.terminate;
+import static io.jdat.testkit.WireMessages.write;
 import static io.jdat.tcp.channel.TcpNode.SECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,8 +21,8 @@ import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
-import io.jdat.tcp.TsharkCapture;
-import io.jdat.tcp.WireMessages;
+import io.jdat.testkit.TsharkCapture;
+import io.jdat.testkit.WireMessages;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,4 @@
-package io.jdat.tools;
+package io.jdat.testkit;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -12,8 +12,6 @@ import org.junit.jupiter.api.Assumptions;
  * is missing they are skipped with a loud message, except where {@code JDAT_REQUIRE_TOOLS=1}
  * ({@code .ci/run} exports it when it runs as root and can make network namespaces), where a
  * missing tool fails the test.
- *
- * <p>The same as jdat-tcp's test class of this name (test classes are not shared between modules).
  */
 public final class RequiredTools
 {

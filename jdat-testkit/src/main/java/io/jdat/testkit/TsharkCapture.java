@@ -1,4 +1,4 @@
-package io.jdat.tools;
+package io.jdat.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,8 +23,6 @@ import java.util.stream.Stream;
  * ({@code iwarp_mpa}, {@code iwarp_ddp_rdmap}) give every FPDU with its DDP and RDMAP header
  * fields, the frames they call malformed and their CRC verdicts. A missing tshark, or one that
  * cannot capture here, skips the test or fails it in CI ({@link RequiredTools}).
- *
- * <p>The same as jdat-tcp's test class of this name (test classes are not shared between modules).
  */
 public final class TsharkCapture implements AutoCloseable
 {

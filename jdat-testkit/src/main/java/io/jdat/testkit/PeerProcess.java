@@ -1,37 +1,42 @@
-package io.jdat.tcp.channel;
+package io.jdat.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
- * A {@link TcpPeer} in a second JVM (the same {@code java} and class path as the test's), with
- * its output read line by line on a daemon thread, so that waiting for a line has a timeout.
+ * The {@code main} of a test class in a second JVM (the same {@code java} and class path as the
+ * test's), with its output read line by line on a daemon thread, so that waiting for a line has a
+ * timeout. A peer prints {@code FAIL ...} when something went wrong on its side; every wait fails
+ * on that line with everything the peer printed.
  */
-final class PeerProcess implements AutoCloseable
+public final class PeerProcess implements AutoCloseable
 {
-    final Process process;
+    private final Process process;
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> all = new ArrayList<>();
 
-    PeerProcess(final String mode, final String instanceData)
+    /** {@code main} of {@code mainClass} with {@code args}. */
+    public PeerProcess(final Class<?> mainClass, final String... args)
     {
-        this(List.of(), TcpPeer.class, mode, instanceData);
+        this(List.of(), mainClass, args);
     }
 
     /**
      * {@code main} of {@code mainClass} with {@code args}, its command line behind {@code prefix}
      * (for example {@code ip netns exec NS}, to run it in a network namespace).
      */
-    PeerProcess(final List<String> prefix, final Class<?> mainClass, final String... args)
+    public PeerProcess(final List<String> prefix, final Class<?> mainClass, final String... args)
     {
         final String java = ProcessHandle.current().info().command().orElseThrow();
         final List<String> command = new ArrayList<>(prefix);
@@ -48,8 +53,7 @@ final class PeerProcess implements AutoCloseable
         }
         final Thread reader = new Thread(() ->
         {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8)))
+            try (BufferedReader r = process.inputReader(StandardCharsets.UTF_8))
             {
                 String line;
                 while ((line = r.readLine()) != null)
@@ -66,11 +70,30 @@ final class PeerProcess implements AutoCloseable
         reader.start();
     }
 
+    /** The process, to wait for it or to ask for its id. */
+    public Process process()
+    {
+        return process;
+    }
+
     /**
-     * Waits for a line starting with {@code prefix}; returns the rest of it. Fails with everything
-     * the peer printed otherwise.
+     * Waits for a line starting with {@code prefix}; returns the rest of it, trimmed. Fails with
+     * everything the peer printed otherwise.
      */
-    String await(final String prefix, final long seconds) throws InterruptedException
+    public String await(final String prefix, final long seconds) throws InterruptedException
+    {
+        final String line = awaitLine(l -> l.startsWith(prefix), prefix, seconds);
+        return line.substring(prefix.length()).trim();
+    }
+
+    /** Waits for a line equal to {@code expected}; fails with everything the peer printed otherwise. */
+    public void awaitExactly(final String expected, final long seconds) throws InterruptedException
+    {
+        awaitLine(expected::equals, expected, seconds);
+    }
+
+    private String awaitLine(final Predicate<String> wanted, final String what, final long seconds)
+        throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true)
@@ -78,12 +101,12 @@ final class PeerProcess implements AutoCloseable
             final String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (line == null)
             {
-                throw new AssertionError("the peer did not print " + prefix + " within " + seconds + " s: " + all);
+                throw new AssertionError("the peer did not print " + what + " within " + seconds + " s: " + all);
             }
             all.add(line);
-            if (line.startsWith(prefix))
+            if (wanted.test(line))
             {
-                return line.substring(prefix.length()).trim();
+                return line;
             }
             if (line.startsWith("FAIL"))
             {
@@ -94,15 +117,15 @@ final class PeerProcess implements AutoCloseable
     }
 
     /** Writes one line to the peer's standard input. */
-    void tell(final String line) throws IOException
+    public void tell(final String line) throws IOException
     {
-        final var in = process.getOutputStream();
+        final OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
     }
 
     /** Waits for the exit; its code, or fails after {@code seconds}. */
-    int exit(final long seconds) throws InterruptedException
+    public int exit(final long seconds) throws InterruptedException
     {
         if (!process.waitFor(seconds, TimeUnit.SECONDS))
         {
@@ -112,7 +135,8 @@ final class PeerProcess implements AutoCloseable
         return process.exitValue();
     }
 
-    String output() throws InterruptedException
+    /** Everything the peer printed so far. */
+    public String output() throws InterruptedException
     {
         drain();
         return String.join("\n", all);
@@ -128,7 +152,7 @@ final class PeerProcess implements AutoCloseable
     }
 
     /** SIGKILL (Process.destroyForcibly on Unix), then waits until it is gone. */
-    void kill() throws InterruptedException
+    public void kill() throws InterruptedException
     {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
@@ -137,18 +161,19 @@ final class PeerProcess implements AutoCloseable
     /**
      * Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1); after {@code STOP}, waits
      * until every thread of the process is stopped (Linux {@code /proc}), since the signal takes
-     * effect a little after kill(1) returns.
+     * effect a little after kill(1) returns. A stopped process stays, but does nothing (in
+     * particular it consumes nothing).
      */
-    void signal(final String name) throws IOException, InterruptedException
+    public void signal(final String name) throws IOException, InterruptedException
     {
         final Process k = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
-        if (!k.waitFor(5, TimeUnit.SECONDS) || k.exitValue() != 0)
+        if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0)
         {
             throw new IOException("kill -" + name + " " + process.pid() + " failed");
         }
         if (name.equals("STOP"))
         {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!stopped())
             {
                 if (System.nanoTime() - deadline > 0)
@@ -171,7 +196,7 @@ final class PeerProcess implements AutoCloseable
                 {
                     stat = Files.readString(t.resolve("stat"));
                 }
-                catch (final java.nio.file.NoSuchFileException e)
+                catch (final NoSuchFileException e)
                 {
                     continue;
                 }

@@ -1,4 +1,4 @@
-package io.jdat.tcp;
+package io.jdat.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
