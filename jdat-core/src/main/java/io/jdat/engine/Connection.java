@@ -568,7 +568,7 @@ final class Connection implements ConnectHandler, AcceptHandler
                 culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
                 t = tagged(TerminateCodes.DDP_TAGGED_INVALID_STAG, stag, to);
             }
-            else if (len > 0 && !copyInto(op, src, off, len))
+            else if (len > 0 && src != null && !copyInto(op, src, off, len))
             {
                 culprit = op.wr;
                 culpritStatus = DtoStatus.ERR_LOCAL_PROTECTION;
@@ -609,6 +609,38 @@ final class Connection implements ConnectHandler, AcceptHandler
             flush.flush();
         }
         return true;
+    }
+
+    @Override
+    public boolean readResponseTarget(final int stag, final long to, final boolean last, final int len,
+        final TaggedTarget target)
+    {
+        if (len == 0)
+        {
+            return false;
+        }
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.conn != this || closed)
+            {
+                return false;
+            }
+            // the checks of onReadResponse
+            final ReadOp op = outstandingReads.peek();
+            if (op == null || stag != op.stag() || to != op.to() + op.received || len > op.size - op.received
+                || last && op.received + len != op.size || !op.sink.valid)
+            {
+                return false;
+            }
+            target.memory = op.sink.memory;
+            target.offset = op.sinkOffset + op.received;
+            return true;
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
     }
 
     private static TerminateInfo tagged(final int code, final int stag, final long to)

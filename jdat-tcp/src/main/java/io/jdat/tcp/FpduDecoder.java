@@ -92,6 +92,12 @@ public final class FpduDecoder
     private int bytesNeeded = Fpdu.LENGTH_FIELD_LENGTH;
     /** Pad and CRC of an FPDU whose payload was placed directly ({@link #placeDirect}), still to skip. */
     private int skip;
+    /** A Read Response segment placed directly, to be completed ({@code onReadResponse}) once its payload is in. */
+    private boolean responsePlaced;
+    private int placedStag;
+    private long placedTo;
+    private boolean placedLast;
+    private int placedLength;
 
     private ByteBuffer cachedBuffer;
     private MemorySegment cachedSegment;
@@ -149,6 +155,16 @@ public final class FpduDecoder
             return state;
         }
         prepare(src);
+        if (responsePlaced)
+        {
+            // the reader placed the payload of a Read Response segment: the engine completes it
+            responsePlaced = false;
+            if (!handler.onReadResponse(placedStag, placedTo, placedLast, null, 0, placedLength))
+            {
+                state = Status.HANDLER_STOPPED;
+                return state;
+            }
+        }
         if (skip > 0)
         {
             final int n = Math.min(skip, src.remaining());
@@ -199,20 +215,22 @@ public final class FpduDecoder
      */
     public boolean insideFpdu()
     {
-        return skip > 0;
+        return skip > 0 || responsePlaced;
     }
 
     /**
-     * Direct placement of an RDMA Write's payload, for a reader that can move bytes from the
-     * socket straight into memory. Call after {@link #decode} returned {@link Status#NEED_MORE}
-     * with {@code src} as it left it. If the incomplete FPDU at the position is an RDMA Write whose
-     * header is all there and passes every check {@code decode} makes, with at least
-     * {@code minRest} payload bytes still to come, and {@link ChannelHandler#writeTarget} gives a
-     * target for its whole payload: copies the payload bytes already in {@code src} there, moves
+     * Direct placement of tagged payload (RDMA Write, Read Response), for a reader that can move
+     * bytes from the socket straight into memory. Call after {@link #decode} returned
+     * {@link Status#NEED_MORE} with {@code src} as it left it. If the incomplete FPDU at the
+     * position is an RDMA Write or Read Response whose header is all there and passes every check
+     * {@code decode} makes, with at least {@code minRest} payload bytes still to come, and the
+     * handler ({@link ChannelHandler#writeTarget}, {@link ChannelHandler#readResponseTarget}) gives
+     * a target for its whole payload: copies the payload bytes already in {@code src} there, moves
      * the position to the limit, advances {@code target.offset} past them, and returns how many
      * payload bytes are still to come; the caller reads exactly those into {@code target} and then
-     * goes on with {@code decode}, which skips the FPDU's pad and CRC. Otherwise returns 0 and
-     * changes nothing: the FPDU is decoded once complete, as always.
+     * goes on with {@code decode}, which first completes a Read Response segment
+     * ({@code onReadResponse} with a null {@code src}) and skips the FPDU's pad and CRC.
+     * Otherwise returns 0 and changes nothing: the FPDU is decoded once complete, as always.
      *
      * <p>Never with CRC: the CRC covers the payload, and nothing may be placed before it is
      * checked.
@@ -235,14 +253,20 @@ public final class FpduDecoder
         final int segment = fpdu + Fpdu.ULPDU_OFFSET;
         final int payloadLength = ulpduLength - DdpRdmap.TAGGED_HEADER_LENGTH;
         final int present = available - headerEnd;
-        if (payloadLength - present < minRest || DdpRdmap.opcode(src, segment) != RdmapOpcode.RDMA_WRITE
+        final int opcode = DdpRdmap.opcode(src, segment);
+        if (payloadLength - present < minRest
+            || opcode != RdmapOpcode.RDMA_WRITE && opcode != RdmapOpcode.RDMA_READ_RESPONSE
             || check(src, fpdu, ulpduLength) != null)
         {
             return 0;
         }
         prepare(src);
-        if (!handler.writeTarget(DdpRdmap.stag(src, segment), DdpRdmap.taggedOffset(src, segment), payloadLength,
-            target))
+        final int stag = DdpRdmap.stag(src, segment);
+        final long to = DdpRdmap.taggedOffset(src, segment);
+        final boolean last = DdpRdmap.isLast(src, segment);
+        final boolean response = opcode == RdmapOpcode.RDMA_READ_RESPONSE;
+        if (response ? !handler.readResponseTarget(stag, to, last, payloadLength, target)
+            : !handler.writeTarget(stag, to, payloadLength, target))
         {
             return 0;
         }
@@ -252,11 +276,19 @@ public final class FpduDecoder
         }
         catch (final RuntimeException e)
         {
-            // the memory went away meanwhile: onWrite fails the segment
+            // the memory went away meanwhile: onWrite or onReadResponse fails the segment
             return 0;
         }
         target.offset += present;
         src.position(src.limit());
+        if (response)
+        {
+            responsePlaced = true;
+            placedStag = stag;
+            placedTo = to;
+            placedLast = last;
+            placedLength = payloadLength;
+        }
         skip = Fpdu.padLength(ulpduLength) + Fpdu.CRC_LENGTH;
         return payloadLength - present;
     }

@@ -96,6 +96,51 @@ class FpduDirectPlacementTest
     }
 
     @Test
+    void aReadResponseSegmentIsPlacedAndCompletedOnceItsPayloadIsIn()
+    {
+        final byte[] payload = new byte[SIZE];
+        new Random(2).nextBytes(payload);
+        final byte[] wire = Streams.encode(new FpduEncoder(false, 65536),
+            List.of(TestMessage.readResponse(0x77, 4096, payload)), 1 << 20);
+        final MemorySegment memory = Arena.ofAuto().allocate(1 << 17);
+        final List<String> completed = new java.util.ArrayList<>();
+        final io.jdat.engine.channel.ChannelHandler handler = new Delegating(new RecordingHandler())
+        {
+            @Override
+            public boolean readResponseTarget(final int stag, final long to, final boolean last, final int len,
+                final TaggedTarget target)
+            {
+                target.memory = memory;
+                target.offset = 8;
+                return true;
+            }
+
+            @Override
+            public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
+                final long off, final int len)
+            {
+                completed.add(stag + " " + to + " " + last + " " + (src == null) + " " + len);
+                return true;
+            }
+        };
+        final FpduDecoder decoder = new FpduDecoder(false);
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+        rx.put(wire, 0, 2 + 14 + 10).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, handler));
+        final TaggedTarget target = new TaggedTarget();
+        final int rest = decoder.placeDirect(rx, handler, target, 4096);
+        assertEquals(SIZE - 10, rest);
+        assertTrue(completed.isEmpty(), "not complete before its payload is in");
+        MemorySegment.copy(MemorySegment.ofArray(wire), 2 + 14 + 10, memory, target.offset, rest);
+        rx.clear();
+        rx.put(wire, 2 + 14 + SIZE, wire.length - (2 + 14 + SIZE)).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, handler));
+        assertEquals(List.of(0x77 + " 4096 true true " + SIZE), completed);
+        assertArrayEquals(payload, memory.asSlice(8, SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertTrue(!decoder.insideFpdu());
+    }
+
+    @Test
     void withCrcOtherOpcodesFailedChecksRefusalsAndShortRestsNothingIsPlaced()
     {
         final byte[] payload = new byte[SIZE];

@@ -44,8 +44,26 @@ public interface ChannelHandler
      */
     boolean onReadRequest(int msn, int sinkStag, long sinkTo, int size, int srcStag, long srcTo);
 
-    /** A tagged segment of an RDMA Read Response into the requester's {@code stag} at {@code to}. */
+    /**
+     * A tagged segment of an RDMA Read Response into the requester's {@code stag} at {@code to}.
+     * {@code src} is null when the transport already placed the payload where
+     * {@link #readResponseTarget} said.
+     */
     boolean onReadResponse(int stag, long to, boolean last, MemorySegment src, long off, int len);
+
+    /**
+     * Direct placement of an RDMA Read Response segment, as {@link #writeTarget} for a Write:
+     * if the segment continues the oldest outstanding RDMA Read exactly and its sink may be
+     * written, fills {@code target} and returns true; the transport then places the payload
+     * there and calls {@link #onReadResponse} with a null {@code src}, which completes the segment
+     * (and with {@code last}, the Read). Returns false, changing nothing, otherwise: the transport
+     * calls {@code onReadResponse} with the payload as usual, which fails it if it must.
+     */
+    default boolean readResponseTarget(final int stag, final long to, final boolean last, final int len,
+        final TaggedTarget target)
+    {
+        return false;
+    }
 
     /** The peer sent a Terminate; {@link #onClosed} follows. */
     void onTerminate(TerminateInfo info);

@@ -12,9 +12,10 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The reading side of one connection's socket, with direct placement: the payload of a large
- * RDMA Write whose header arrived and passed every check goes from the socket straight into the
- * registered memory the engine names ({@link FpduDecoder#placeDirect}), one scattering read per
- * segment that also takes the segment's pad and CRC and the next header into the receive buffer.
+ * RDMA Write or Read Response segment whose header arrived and passed every check goes from the
+ * socket straight into the registered memory the engine names ({@link FpduDecoder#placeDirect}),
+ * one scattering read per segment that also takes the segment's pad and CRC and the next header
+ * into the receive buffer.
  * Everything else is read into the receive buffer and decoded there. Only without CRC (the
  * decoder refuses otherwise: the CRC covers the payload and must be checked before any of it is
  * placed). Under the port's progress lock.
@@ -22,7 +23,7 @@ import java.nio.channels.SocketChannel;
 final class DirectReader
 {
     /**
-     * An RDMA Write's payload goes straight from the socket into its memory when at least this
+     * Tagged payload goes straight from the socket into its memory when at least this
      * much of it is still to come (below, one more read costs more than the copy it saves).
      */
     private static final int DIRECT_MIN = 8192;
@@ -113,7 +114,7 @@ final class DirectReader
 
     /**
      * After decoding {@code b} (flipped, every complete FPDU delivered): if it ends in the header of
-     * an RDMA Write with enough payload still to come, and the engine says where the payload goes,
+     * an RDMA Write or Read Response with enough payload still to come, and the engine says where the payload goes,
      * the rest of it will be read straight into that memory.
      */
     void start(final ByteBuffer b)

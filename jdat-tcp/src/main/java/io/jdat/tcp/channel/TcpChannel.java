@@ -952,6 +952,21 @@ final class TcpChannel extends Io implements Channel
         }
 
         @Override
+        public boolean readResponseTarget(final int stag, final long to, final boolean last, final int len,
+            final TaggedTarget into)
+        {
+            if (aborted || awaitRtr)
+            {
+                return false;
+            }
+            if (!txOpen)
+            {
+                openTx();
+            }
+            return handler.readResponseTarget(stag, to, last, len, into);
+        }
+
+        @Override
         public boolean onReadRequest(final int msn, final int sinkStag, final long sinkTo, final int size,
             final int srcStag, final long srcTo)
         {
