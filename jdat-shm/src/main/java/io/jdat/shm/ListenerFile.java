@@ -60,11 +60,14 @@ final class ListenerFile
     /**
      * Creates the listening file of {@code qual}, replacing a stale one; null if a live listener
      * has it. The caller holds the address directory's lock.
+     *
+     * @throws io.jdat.DatException DAT_PRIVILEGES_VIOLATION if what has the name is not a file of
+     *     this user ({@link ShmDirectory#check})
      */
     static ListenerFile create(final Path dir, final long qual)
     {
         final Path path = ShmDirectory.listenerPath(dir, qual);
-        if (java.nio.file.Files.exists(path))
+        if (ShmDirectory.check(path, false))
         {
             if (!stale(path))
             {

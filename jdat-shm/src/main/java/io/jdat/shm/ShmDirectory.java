@@ -1,7 +1,9 @@
 package io.jdat.shm;
 
+import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -11,13 +13,16 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,6 +49,18 @@ import java.util.regex.Pattern;
  * Files whose owner died are stale: they are removed, under the address's lock, by whoever finds
  * them (an IA opening on the address, a listen on the same qualifier, a connect to it), and never
  * trusted.
+ *
+ * <p><b>Other users.</b> Whoever can enter the root can connect, read rings and map shared memory,
+ * so nothing is used as it is found: a directory is made with {@code mkdir} at mode 0700 and a file
+ * with {@code O_CREAT|O_EXCL} at 0600 (both atomic: an existing name is never taken over), and
+ * before use every directory and file is looked at without following links ({@code lstat}): it
+ * must be a directory or a regular file, not a symbolic link, owned by this process's user, with no
+ * access for group or others. Files are opened with {@code O_NOFOLLOW}. The directory that holds
+ * the root must be owned by this user or by root, and writable by others only if sticky (as
+ * {@code /dev/shm} and {@code /tmp} are), so nobody else can rename the root away and put
+ * another in its place. A path that fails is refused with {@code DAT_PRIVILEGES_VIOLATION} naming
+ * it: a directory of another user or with a loose mode left in {@code /dev/shm}, or a link planted
+ * there, stops {@code dat_ia_open} instead of handing the rendezvous to whoever planted it.
  */
 final class ShmDirectory
 {
@@ -54,6 +71,14 @@ final class ShmDirectory
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
     private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    /** File type bits of {@code st_mode}. */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFLNK = 0120000;
+    private static final int S_ISVTX = 01000;
+    /** This process's user id, which every directory and file of the provider must have. */
+    static final int SELF_UID = selfUid();
     /** One JVM-wide lock per address directory: a JVM cannot hold two file locks on one file. */
     private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
 
@@ -77,14 +102,151 @@ final class ShmDirectory
 
     private static String userId()
     {
+        return SELF_UID >= 0 ? Integer.toString(SELF_UID)
+            : System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private static int selfUid()
+    {
         try
         {
-            return String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         }
         catch (final IOException | RuntimeException e)
         {
-            return System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+            return -1;
         }
+    }
+
+    /**
+     * A file operation that failed for want of something the system lacks (descriptors, memory,
+     * space): DAT_INSUFFICIENT_RESOURCES with the cause.
+     */
+    static DatException resources(final String what, final IOException e)
+    {
+        final DatException d = new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
+            "shm: " + what + ": " + e);
+        d.initCause(e);
+        return d;
+    }
+
+    /** A path the provider does not use, and why: {@code DAT_PRIVILEGES_VIOLATION} naming it. */
+    static DatException refused(final Path path, final String why)
+    {
+        return new DatException(DatReturnType.PRIVILEGES_VIOLATION, DatReturnSubtype.NO_SUBTYPE,
+            "shm: refusing " + path + ": " + why);
+    }
+
+    /**
+     * Checks what is at {@code path} without following a link: a directory ({@code dir}) or a
+     * regular file, owned by this user, no access for group or others. False if nothing is there.
+     *
+     * @throws DatException DAT_PRIVILEGES_VIOLATION naming the path if it is anything else
+     */
+    static boolean check(final Path path, final boolean dir)
+    {
+        final Map<String, Object> a;
+        try
+        {
+            a = Files.readAttributes(path, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (final NoSuchFileException e)
+        {
+            return false;
+        }
+        catch (final IOException | UnsupportedOperationException e)
+        {
+            throw refused(path, "cannot look at it (" + e + ")");
+        }
+        final int mode = (Integer) a.get("mode");
+        final int uid = (Integer) a.get("uid");
+        final int type = mode & S_IFMT;
+        if (type == S_IFLNK)
+        {
+            throw refused(path, "it is a symbolic link");
+        }
+        if (type != (dir ? S_IFDIR : S_IFREG))
+        {
+            throw refused(path, "it is not a " + (dir ? "directory" : "regular file"));
+        }
+        if (SELF_UID >= 0 && uid != SELF_UID)
+        {
+            throw refused(path, "it belongs to uid " + uid + ", not to this process's uid " + SELF_UID);
+        }
+        if ((mode & 077) != 0)
+        {
+            throw refused(path, String.format("its mode %04o gives group or others access (%s)", mode & 07777,
+                dir ? "0700 expected" : "0600 expected"));
+        }
+        return true;
+    }
+
+    /** Whether {@code path} is a regular file of this user that others cannot reach ({@link #check}). */
+    static boolean safe(final Path path)
+    {
+        try
+        {
+            return check(path, false);
+        }
+        catch (final DatException e)
+        {
+            return false;
+        }
+    }
+
+    /** Makes the directory {@code dir} (mode 0700) unless something is there, then checks it. */
+    private static void makeDir(final Path dir)
+    {
+        try
+        {
+            Files.createDirectory(dir, DIR_MODE);
+        }
+        catch (final FileAlreadyExistsException e)
+        {
+            // checked below, whatever it is
+        }
+        catch (final IOException e)
+        {
+            throw resources("cannot create " + dir, e);
+        }
+        if (!check(dir, true))
+        {
+            throw refused(dir, "it went away while it was made");
+        }
+    }
+
+    /**
+     * Makes and checks the root: its parent must be owned by this user or root and, if others may
+     * write it, sticky (else another user could rename the root and put their own in its place).
+     */
+    private static void makeRoot(final Path root)
+    {
+        final Path parent = root.toAbsolutePath().getParent();
+        if (parent != null)
+        {
+            final Map<String, Object> a;
+            try
+            {
+                Files.createDirectories(parent);
+                a = Files.readAttributes(parent, "unix:uid,mode");
+            }
+            catch (final IOException e)
+            {
+                throw resources("cannot create " + parent, e);
+            }
+            final int mode = (Integer) a.get("mode");
+            final int uid = (Integer) a.get("uid");
+            if (SELF_UID >= 0 && uid != SELF_UID && uid != 0)
+            {
+                throw refused(root, "its parent directory belongs to uid " + uid + ", who could replace it");
+            }
+            if ((mode & 022) != 0 && (mode & S_ISVTX) == 0)
+            {
+                throw refused(root, String.format("its parent directory has mode %04o: others could replace it "
+                    + "(writable by group or others and not sticky)", mode & 07777));
+            }
+        }
+        makeDir(root);
     }
 
     /** Whether an IA address name can be a directory name here. */
@@ -93,26 +255,28 @@ final class ShmDirectory
         return name != null && NAME.matcher(name).matches();
     }
 
-    /** Creates the address directory (and the root) if missing, mode 0700. */
+    /**
+     * Creates the address directory (and the root) if missing, mode 0700, and checks both.
+     *
+     * @throws DatException DAT_PRIVILEGES_VIOLATION naming a path that is not safe to use,
+     *     DAT_INSUFFICIENT_RESOURCES if a directory cannot be made
+     */
     static Path addressDir(final Path root, final String address)
     {
+        makeRoot(root);
         final Path dir = root.resolve(address);
-        try
-        {
-            if (!Files.isDirectory(root))
-            {
-                Files.createDirectories(root, DIR_MODE);
-            }
-            if (!Files.isDirectory(dir))
-            {
-                Files.createDirectories(dir, DIR_MODE);
-            }
-        }
-        catch (final IOException e)
-        {
-            throw new UncheckedIOException("cannot create " + dir, e);
-        }
+        makeDir(dir);
         return dir;
+    }
+
+    /**
+     * Checks the address directory of a peer under {@code root}; false if there is none.
+     *
+     * @throws DatException DAT_PRIVILEGES_VIOLATION naming a path that is not safe to use
+     */
+    static boolean peerDir(final Path root, final String address)
+    {
+        return check(root, true) && check(root.resolve(address), true);
     }
 
     /** Creates the shared memory directory (and the root) if missing, mode 0700. */
@@ -141,10 +305,12 @@ final class ShmDirectory
         jvm.lock();
         try
         {
+            final Path lock = dir.resolve(".lock");
+            check(lock, false);
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = FileChannel.open(dir.resolve(".lock"), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE), FILE_MODE); FileLock ignored = fc.lock())
+                try (FileChannel fc = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock ignored = fc.lock())
                 {
                     return body.get();
                 }
@@ -152,7 +318,7 @@ final class ShmDirectory
         }
         catch (final IOException e)
         {
-            throw new UncheckedIOException("cannot lock " + dir, e);
+            throw resources("cannot lock " + dir, e);
         }
         finally
         {
@@ -188,21 +354,27 @@ final class ShmDirectory
         catch (final IOException e)
         {
             delete(path);
-            throw new UncheckedIOException("cannot create " + path, e);
+            throw resources("cannot create " + path, e);
         }
     }
 
     /**
-     * Maps an existing file whose size lies in {@code [min, max]}; null if it is missing or its
-     * size is out of bounds (someone else's file is never mapped beyond what was checked).
+     * Maps an existing file whose size lies in {@code [min, max]}; null if it is missing, its size
+     * is out of bounds (someone else's file is never mapped beyond what was checked), or it is not
+     * a regular file of this user without access for others ({@link #check}).
      */
     static MemorySegment open(final Path path, final long min, final long max, final Arena arena)
     {
         try
         {
+            if (!check(path, false))
+            {
+                return null;
+            }
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS))
                 {
                     final long size = fc.size();
                     if (size < min || size > max)
@@ -213,11 +385,7 @@ final class ShmDirectory
                 }
             });
         }
-        catch (final NoSuchFileException e)
-        {
-            return null;
-        }
-        catch (final IOException e)
+        catch (final DatException | IOException e)
         {
             return null;
         }
@@ -232,7 +400,7 @@ final class ShmDirectory
             uninterruptibly(() ->
             {
                 b.clear();
-                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ))
+                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
                 {
                     while (b.hasRemaining() && fc.read(b) > 0)
                     {
@@ -318,6 +486,11 @@ final class ShmDirectory
             {
                 for (final Path p : files)
                 {
+                    if (!safe(p))
+                    {
+                        // left for whoever uses the name to refuse, naming it
+                        continue;
+                    }
                     final String n = p.getFileName().toString();
                     final boolean stale = n.startsWith("l-") ? ListenerFile.stale(p)
                         : n.startsWith("c-") && ConnectionFile.stale(p);

@@ -2,7 +2,6 @@ package io.jdat.shm;
 
 import io.jdat.Dat;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -12,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -235,20 +235,30 @@ public final class ShmMemory implements AutoCloseable
         {
             return null;
         }
-        final MemorySegment file = map(root.resolve(ShmDirectory.MEMORY_DIR).resolve(fileName(pid, seq)),
-            FileChannel.MapMode.READ_ONLY, arena);
-        return file == null || file.get(ValueLayout.JAVA_LONG, 16) != pid ? null : file.asSlice(HEADER);
-    }
-
-    /** Maps a shared memory file whose header and size agree; null otherwise. */
-    private static MemorySegment map(final Path path, final FileChannel.MapMode mode, final Arena arena)
-    {
-        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS))
+        final Path path = root.resolve(ShmDirectory.MEMORY_DIR).resolve(fileName(pid, seq));
+        if (!ShmDirectory.safe(path))
         {
             return null;
         }
-        final Set<StandardOpenOption> options = mode == FileChannel.MapMode.READ_ONLY
-            ? Set.of(StandardOpenOption.READ) : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+        final MemorySegment file = map(path, FileChannel.MapMode.READ_ONLY, arena);
+        return file == null || file.get(ValueLayout.JAVA_LONG, 16) != pid ? null : file.asSlice(HEADER);
+    }
+
+    /**
+     * Maps a shared memory file whose header and size agree; null otherwise.
+     *
+     * @throws io.jdat.DatException DAT_PRIVILEGES_VIOLATION if the file is a link, or not this
+     *     user's alone ({@link ShmDirectory#check})
+     */
+    private static MemorySegment map(final Path path, final FileChannel.MapMode mode, final Arena arena)
+    {
+        if (!ShmDirectory.check(path, false))
+        {
+            return null;
+        }
+        final Set<OpenOption> options = mode == FileChannel.MapMode.READ_ONLY
+            ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
+            : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         try
         {
             return ShmDirectory.uninterruptibly(() ->
@@ -297,7 +307,7 @@ public final class ShmMemory implements AutoCloseable
             {
                 for (final Path p : files)
                 {
-                    if (stale(p))
+                    if (ShmDirectory.safe(p) && stale(p))
                     {
                         ShmDirectory.delete(p);
                     }
@@ -305,7 +315,7 @@ public final class ShmMemory implements AutoCloseable
             }
             catch (final IOException e)
             {
-                throw new UncheckedIOException("cannot list " + dir, e);
+                throw ShmDirectory.resources("cannot list " + dir, e);
             }
             return null;
         });

@@ -13,7 +13,6 @@ import io.jdat.engine.channel.Listener;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -414,13 +413,15 @@ final class ShmPort implements TransportPort
     {
         checkOpen();
         final String name = request.remoteAddress().name();
-        final Path remoteDir = name == null || !ShmDirectory.validName(name) ? null : transport.root.resolve(name);
-        if (remoteDir == null || !Files.isDirectory(remoteDir))
+        // a directory or listening file that is not this user's alone is refused, naming it
+        if (name == null || !ShmDirectory.validName(name) || !ShmDirectory.peerDir(transport.root, name))
         {
             handler.unreachable();
             return Finished.INSTANCE;
         }
+        final Path remoteDir = transport.root.resolve(name);
         final Path lp = ShmDirectory.listenerPath(remoteDir, request.remoteConnQual());
+        ShmDirectory.check(lp, false);
         final ListenerFile lf = ListenerFile.open(lp);
         if (lf == null || !lf.listening() || !Liveness.alive(lf.ownerPid(), lf.ownerStart()))
         {

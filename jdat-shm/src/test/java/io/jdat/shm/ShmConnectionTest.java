@@ -178,6 +178,8 @@ class ShmConnectionTest
         b.putLong(0, ListenerFile.MAGIC).putInt(8, ListenerFile.VERSION).putInt(12, ListenerFile.LISTENING)
             .putLong(16, pid).putLong(24, 0).putLong(32, 4713);
         Files.write(path, b.array());
+        // as the provider makes its files: only its user may open them
+        Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     }
 
     @Test

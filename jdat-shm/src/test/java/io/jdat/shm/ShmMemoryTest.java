@@ -86,12 +86,14 @@ class ShmMemoryTest
         final Process gone = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-version")
             .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         assertTrue(gone.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
-        Files.createDirectories(memoryDir());
+        Files.createDirectories(memoryDir(), PosixFilePermissions.asFileAttribute(
+            PosixFilePermissions.fromString("rwx------")));
         final Path stale = memoryDir().resolve(ShmMemory.fileName(gone.pid(), 1));
         final ByteBuffer b = ByteBuffer.allocate((int) ShmMemory.HEADER + 4096).order(ByteOrder.nativeOrder());
         b.putLong(0, ShmMemory.MAGIC).putInt(8, ShmMemory.VERSION).putLong(16, gone.pid()).putLong(24, 0)
             .putLong(32, 4096);
         Files.write(stale, b.array());
+        Files.setPosixFilePermissions(stale, PosixFilePermissions.fromString("rw-------"));
         try (ShmMemory m = ShmMemory.allocate(dir, 4096))
         {
             assertFalse(Files.exists(stale), "the file of a dead creator was removed");
