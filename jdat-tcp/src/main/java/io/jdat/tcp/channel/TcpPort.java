@@ -39,6 +39,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -128,6 +129,14 @@ final class TcpPort implements TransportPort
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
     private final Set<Io> live = ConcurrentHashMap.newKeySet();
+    /**
+     * Accepted connections whose MPA Request is not complete yet, oldest first (at most
+     * {@code max_half_open}), and how many of them were closed for taking too long or for a newer
+     * one. Guarded by itself.
+     */
+    private final LinkedHashSet<TcpRequest> halfOpen = new LinkedHashSet<>();
+    private long startupTimeouts;
+    private long startupEvictions;
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
     private final Object registry = new Object();
     private volatile boolean closed;
@@ -691,6 +700,10 @@ final class TcpPort implements TransportPort
     void remove(final Io x)
     {
         live.remove(x);
+        if (x instanceof TcpRequest r)
+        {
+            startupEnded(r);
+        }
         if (x instanceof TcpListener l)
         {
             listeners.remove(l.qual, l);
@@ -727,19 +740,55 @@ final class TcpPort implements TransportPort
         }
     }
 
-    /** A listener accepted a TCP connection: it becomes a request once its MPA Request arrived. I/O thread. */
+    /**
+     * A listener accepted a TCP connection: it becomes a request once its MPA Request arrived. If
+     * {@code max_half_open} connections wait for theirs already, the one that waited longest is
+     * closed. I/O thread.
+     */
     void accepted(final SocketChannel s, final TcpListener l)
     {
         try
         {
             Sockets.configure(s, transport.livenessMillis);
             final TcpRequest r = new TcpRequest(this, s, l, System.nanoTime() + transport.mpaTimeoutNanos);
+            TcpRequest oldest = null;
+            synchronized (halfOpen)
+            {
+                if (halfOpen.size() >= transport.maxHalfOpen)
+                {
+                    oldest = halfOpen.removeFirst();
+                    startupEvictions++;
+                }
+                halfOpen.add(r);
+            }
+            if (oldest != null)
+            {
+                oldest.startupFailed();
+            }
             live.add(r);
             register(r, s, SelectionKey.OP_READ);
         }
         catch (final IOException e)
         {
             Sockets.reset(s);
+        }
+    }
+
+    /** A request's MPA Request arrived, or it ended: it no longer counts as half open. */
+    void startupEnded(final TcpRequest r)
+    {
+        synchronized (halfOpen)
+        {
+            halfOpen.remove(r);
+        }
+    }
+
+    /** A request did not send its MPA Request within {@code mpa_timeout_ms}. */
+    void startupTimedOut()
+    {
+        synchronized (halfOpen)
+        {
+            startupTimeouts++;
         }
     }
 
@@ -758,7 +807,28 @@ final class TcpPort implements TransportPort
             new NamedAttr("jdat.tcp.crc", Boolean.toString(transport.crc)),
             new NamedAttr("jdat.tcp.mpa_revision", Integer.toString(transport.mpaRevision)),
             new NamedAttr("jdat.tcp.p2p", Boolean.toString(transport.peerToPeer)),
-            new NamedAttr("jdat.tcp.mss", transport.mss == 0 ? "auto" : Integer.toString(transport.mss)));
+            new NamedAttr("jdat.tcp.mss", transport.mss == 0 ? "auto" : Integer.toString(transport.mss)),
+            new NamedAttr("jdat.tcp.mpa_timeout_ms", Long.toString(transport.mpaTimeoutNanos / 1_000_000)),
+            new NamedAttr("jdat.tcp.max_half_open", Integer.toString(transport.maxHalfOpen)),
+            new NamedAttr("jdat.tcp.half_open", Integer.toString(halfOpenNow())),
+            new NamedAttr("jdat.tcp.half_open_timed_out", Long.toString(counter(true))),
+            new NamedAttr("jdat.tcp.half_open_displaced", Long.toString(counter(false))));
+    }
+
+    private int halfOpenNow()
+    {
+        synchronized (halfOpen)
+        {
+            return halfOpen.size();
+        }
+    }
+
+    private long counter(final boolean timeouts)
+    {
+        synchronized (halfOpen)
+        {
+            return timeouts ? startupTimeouts : startupEvictions;
+        }
     }
 
     @Override

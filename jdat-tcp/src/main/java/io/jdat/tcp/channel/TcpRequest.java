@@ -141,6 +141,7 @@ final class TcpRequest extends Io implements IncomingRequest
         peerIrd = word != null ? word.ird() : port.transport.rev1IrdOrd;
         peerOrd = word != null ? word.ord() : port.transport.rev1IrdOrd;
         state.set(PENDING);
+        port.startupEnded(this);
         if (!listener.onRequest(this))
         {
             reject(false);
@@ -174,6 +175,16 @@ final class TcpRequest extends Io implements IncomingRequest
         if (state.get() == READING && now - deadline >= 0)
         {
             // no complete MPA Request in time
+            port.startupTimedOut();
+            end();
+        }
+    }
+
+    /** Closed before its MPA Request was complete, to make room for a newer connection. I/O thread. */
+    void startupFailed()
+    {
+        if (state.get() == READING)
+        {
             end();
         }
     }

@@ -38,7 +38,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *       that long, or whose bytes in flight a silent peer did not acknowledge for that long, is
  *       broken</li>
  *   <li>{@code mpa_timeout_ms}: how long an accepted TCP connection may take to send its MPA
- *       Request (default 10000)</li>
+ *       Request before it is closed (default 5000)</li>
+ *   <li>{@code max_half_open}: how many accepted TCP connections of an IA may be waiting for their
+ *       MPA Request at once (default 256); one more closes the one that has waited longest, so
+ *       a flood of silent or half-sent connections holds a bounded number of descriptors and
+ *       buffers while an honest initiator, whose Request follows its connect at once, is served</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate waits for the peer to
  *       close its side (default 2000)</li>
  *   <li>{@code rx_buffer}, {@code tx_buffer}: bytes of a read and of a write: the IA's shared
@@ -61,6 +65,7 @@ final class TcpTransport implements Transport
     final int maxPrivateData;
     final long livenessMillis;
     final long mpaTimeoutNanos;
+    final int maxHalfOpen;
     final long closeTimeoutNanos;
     final int rxBuffer;
     final int txBuffer;
@@ -87,7 +92,8 @@ final class TcpTransport implements Transport
         this.maxPrivateData = (int) bounded(config, "max_private_data", Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH,
             0, Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH);
         this.livenessMillis = bounded(config, "liveness_ms", 5000, MIN_LIVENESS_MS, 3_600_000);
-        this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 10_000, 1, 3_600_000) * 1_000_000L;
+        this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 5000, 1, 3_600_000) * 1_000_000L;
+        this.maxHalfOpen = (int) bounded(config, "max_half_open", 256, 1, 1 << 20);
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.rxBuffer = (int) bounded(config, "rx_buffer", 256 << 10, 0, 1 << 30);
         // large sends leave in writes of up to this many bytes: 1 MiB gave 20-30 % more bandwidth
