@@ -43,6 +43,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An open IA instance: the root of every object created through it. It owns the STag table,
@@ -60,6 +61,12 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
     final String name;
     final int instanceId;
     final MemoryTable memory = new MemoryTable();
+    /**
+     * Connection requests its service points refused because their CR EVD was full (or an
+     * endpoint for the request could not be made): the IA's vendor attribute
+     * {@code jdat.cr_refused}.
+     */
+    final AtomicLong refusedRequests = new AtomicLong();
     /** Whether EVD polls and waits drive the transport on the consumer's thread. */
     final boolean pollsInline;
 
@@ -409,8 +416,8 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         a.maxRdmaReadPerEpOutGuaranteed = true;
         a.transportAttr = provider.transportAttributes(port).toArray(new NamedAttr[0]);
         a.numTransportAttr = a.transportAttr.length;
-        a.vendorAttr = new NamedAttr[0];
-        a.numVendorAttr = 0;
+        a.vendorAttr = new NamedAttr[] {new NamedAttr("jdat.cr_refused", Long.toString(refusedRequests.get()))};
+        a.numVendorAttr = a.vendorAttr.length;
     }
 
     private void fillProviderAttr(final ProviderAttr p)

@@ -98,6 +98,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
                 }
                 catch (final io.jdat.DatException e)
                 {
+                    ia.refusedRequests.incrementAndGet();
                     return false;
                 }
             }
@@ -112,6 +113,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
                 // backlog full
                 cr.markDestroyed();
                 ia.forget(cr);
+                ia.refusedRequests.incrementAndGet();
                 if (ep != null)
                 {
                     ep.destroy().run();

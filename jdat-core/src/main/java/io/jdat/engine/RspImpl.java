@@ -94,6 +94,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
                 }
                 catch (final io.jdat.DatException e)
                 {
+                    ia.refusedRequests.incrementAndGet();
                     return false;
                 }
             }
@@ -104,6 +105,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
                 // backlog full: refuse, and leave the endpoint reserved
                 cr.markDestroyed();
                 ia.forget(cr);
+                ia.refusedRequests.incrementAndGet();
                 if (ep == null)
                 {
                     target.destroy().run();
