@@ -7,6 +7,7 @@ module io.jdat.testkit
     requires transitive io.jdat.api;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
+    requires java.logging;
 
     exports io.jdat.testkit;
 

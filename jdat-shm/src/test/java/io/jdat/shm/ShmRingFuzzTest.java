@@ -10,7 +10,6 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jdat.CompletionFlags;
 import io.jdat.CrParam;
-import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
@@ -28,12 +27,12 @@ import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.testkit.FuzzInput;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,9 +40,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -146,28 +142,7 @@ class ShmRingFuzzTest
         a = victim.lmr(memory.asSlice(A_AT, A_SIZE), MemPriv.ALL_FLAG);
         b = victim.lmr(memory.asSlice(B_AT, B_SIZE), MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
         jdatLog = Logger.getLogger("io.jdat");
-        jdatLog.addHandler(new Handler()
-        {
-            @Override
-            public void publish(final LogRecord r)
-            {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    FAILURES.add(r.getLoggerName() + ": " + r.getMessage() + (r.getThrown() == null ? ""
-                        : " " + r.getThrown()));
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        });
+        jdatLog.addHandler(FuzzInput.warningsTo(FAILURES));
         previousHandler = Thread.getDefaultUncaughtExceptionHandler();
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> FAILURES.add(t.getName() + ": uncaught " + e));
     }
@@ -241,76 +216,13 @@ class ShmRingFuzzTest
     @FuzzTest(maxDuration = "6s")
     void bytesFromAPeerProcess(final byte[] input) throws Exception
     {
-        // Jazzer interrupts the fuzzing thread when its time is up; an interrupt is no input of a
-        // peer, so the input runs on a thread of its own that the interrupt does not reach
-        final java.util.concurrent.FutureTask<Void> run = new java.util.concurrent.FutureTask<>(() ->
+        FuzzInput.run("shm-fuzz-input", () -> oneInput(input), e ->
         {
-            try
+            if (current != null)
             {
-                oneInput(input);
+                note(current, "ended by " + e);
             }
-            catch (final Exception e)
-            {
-                // the end of the time box interrupts threads; that ends the input, it is no finding
-                if (!byInterrupt(e))
-                {
-                    throw e;
-                }
-                if (current != null)
-                {
-                    note(current, "ended by " + e);
-                }
-            }
-            return null;
         });
-        final Thread t = Thread.ofPlatform().name("shm-fuzz-input").start(run);
-        boolean interrupted = false;
-        while (true)
-        {
-            try
-            {
-                t.join();
-                break;
-            }
-            catch (final InterruptedException e)
-            {
-                interrupted = true;
-            }
-        }
-        try
-        {
-            run.get();
-        }
-        catch (final java.util.concurrent.ExecutionException e)
-        {
-            if (e.getCause() instanceof Exception x)
-            {
-                throw x;
-            }
-            throw (Error) e.getCause();
-        }
-        finally
-        {
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Whether {@code e} is an interrupt of the waiting or I/O-ing thread, not an outcome of the input. */
-    private static boolean byInterrupt(final Throwable e)
-    {
-        for (Throwable t = e; t != null; t = t.getCause())
-        {
-            if (t instanceof io.jdat.DatException d && d.type() == io.jdat.DatReturnType.INTERRUPTED_CALL
-                || t instanceof InterruptedException || t instanceof java.nio.channels.ClosedByInterruptException
-                || t instanceof java.nio.channels.FileLockInterruptionException)
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void oneInput(final byte[] input) throws Exception
@@ -697,27 +609,7 @@ class ShmRingFuzzTest
 
     private static DatEvent next(final EventDispatcher evd, final String what)
     {
-        final DatEvent ev = new DatEvent();
-        final long deadline = System.nanoTime() + 5 * SECOND * 1000;
-        while (true)
-        {
-            final long left = Math.max(0, (deadline - System.nanoTime()) / 1000);
-            try
-            {
-                final DatStatus s = evd.wait(left, 1, ev, new DatCount());
-                assertEquals(DatStatus.SUCCESS, s, "waited 5 s for " + what);
-                return ev;
-            }
-            catch (final DatException e)
-            {
-                if (e.type() != DatReturnType.INTERRUPTED_CALL || left == 0)
-                {
-                    throw e;
-                }
-                // the wait cleared the status; it is no outcome of the input (see Hostile.STRAY_INTERRUPTS)
-                Hostile.STRAY_INTERRUPTS.incrementAndGet();
-            }
-        }
+        return FuzzInput.next(evd, what, Hostile.STRAY_INTERRUPTS);
     }
 
     private static void assertNoEvent(final EventDispatcher evd, final String what)

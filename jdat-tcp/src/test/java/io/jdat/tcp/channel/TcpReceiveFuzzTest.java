@@ -10,7 +10,6 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jdat.CompletionFlags;
 import io.jdat.ConnectFlags;
-import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
@@ -38,6 +37,7 @@ import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.Mpa;
+import io.jdat.testkit.FuzzInput;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,17 +52,12 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -159,28 +154,7 @@ class TcpReceiveFuzzTest
         listener.setSoTimeout(5000);
         // an exception that a provider thread catches and logs, or that nobody catches, fails the input
         jdatLog = Logger.getLogger("io.jdat");
-        jdatLog.addHandler(new Handler()
-        {
-            @Override
-            public void publish(final LogRecord r)
-            {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    FAILURES.add(r.getLoggerName() + ": " + r.getMessage() + (r.getThrown() == null ? ""
-                        : " " + r.getThrown()));
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        });
+        jdatLog.addHandler(FuzzInput.warningsTo(FAILURES));
         previousHandler = Thread.getDefaultUncaughtExceptionHandler();
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> FAILURES.add(t.getName() + ": uncaught " + e));
     }
@@ -273,72 +247,7 @@ class TcpReceiveFuzzTest
     @FuzzTest(maxDuration = "8s")
     void bytesFromARawPeer(final byte[] input) throws Exception
     {
-        // Jazzer interrupts the fuzzing thread when its time is up; an interrupt is no input of a
-        // peer, so the input runs on a thread of its own that the interrupt does not reach
-        final java.util.concurrent.FutureTask<Void> run = new java.util.concurrent.FutureTask<>(() ->
-        {
-            try
-            {
-                oneInput(input);
-            }
-            catch (final Exception e)
-            {
-                // the end of the time box interrupts threads; that ends the input, it is no finding
-                if (!byInterrupt(e))
-                {
-                    throw e;
-                }
-            }
-            return null;
-        });
-        final Thread t = Thread.ofPlatform().name("tcp-fuzz-input").start(run);
-        boolean interrupted = false;
-        while (true)
-        {
-            try
-            {
-                t.join();
-                break;
-            }
-            catch (final InterruptedException e)
-            {
-                interrupted = true;
-            }
-        }
-        try
-        {
-            run.get();
-        }
-        catch (final java.util.concurrent.ExecutionException e)
-        {
-            if (e.getCause() instanceof Exception x)
-            {
-                throw x;
-            }
-            throw (Error) e.getCause();
-        }
-        finally
-        {
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Whether {@code e} is an interrupt of the waiting or I/O-ing thread, not an outcome of the input. */
-    private static boolean byInterrupt(final Throwable e)
-    {
-        for (Throwable t = e; t != null; t = t.getCause())
-        {
-            if (t instanceof io.jdat.DatException d && d.type() == io.jdat.DatReturnType.INTERRUPTED_CALL
-                || t instanceof InterruptedException || t instanceof java.nio.channels.ClosedByInterruptException
-                || t instanceof java.nio.channels.FileLockInterruptionException)
-            {
-                return true;
-            }
-        }
-        return false;
+        FuzzInput.run("tcp-fuzz-input", () -> oneInput(input), e -> { });
     }
 
     private void oneInput(final byte[] input) throws Exception
@@ -879,27 +788,7 @@ class TcpReceiveFuzzTest
 
     private static DatEvent next(final EventDispatcher evd, final String what)
     {
-        final DatEvent ev = new DatEvent();
-        final long deadline = System.nanoTime() + 5 * SECOND * 1000;
-        while (true)
-        {
-            final long left = Math.max(0, (deadline - System.nanoTime()) / 1000);
-            try
-            {
-                final DatStatus s = evd.wait(left, 1, ev, new DatCount());
-                assertEquals(DatStatus.SUCCESS, s, "waited 5 s for " + what);
-                return ev;
-            }
-            catch (final io.jdat.DatException e)
-            {
-                if (e.type() != io.jdat.DatReturnType.INTERRUPTED_CALL || left == 0)
-                {
-                    throw e;
-                }
-                // the wait cleared the status; it is no outcome of the input
-                STRAY_INTERRUPTS.incrementAndGet();
-            }
-        }
+        return FuzzInput.next(evd, what, STRAY_INTERRUPTS);
     }
 
     private static void assertNoEvent(final EventDispatcher evd, final String what)
