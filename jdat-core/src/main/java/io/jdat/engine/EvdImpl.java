@@ -499,6 +499,19 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     continue;
                 }
             }
+            if (!aborted && waitable)
+            {
+                // the usual way out takes no lock: while it waits, this thread is the EVD's only
+                // consumer (dat_evd_dequeue refuses to run beside it), so the tail read after the
+                // event is taken counts exactly what is left at that moment
+                final long taken = ring.take(event, this, threshold, true);
+                if (taken >= 0)
+                {
+                    waiter = null;
+                    setNmore(nmore, (int) (ring.tail() - taken - 1));
+                    return DatStatus.SUCCESS;
+                }
+            }
             Locks.lock(lock);
             try
             {
