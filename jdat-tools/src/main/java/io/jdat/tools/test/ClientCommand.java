@@ -60,6 +60,12 @@ public final class ClientCommand implements Runnable
         return provider.name();
     }
 
+    /** What --server says, or null. */
+    String serverOption()
+    {
+        return server;
+    }
+
     /** The wait limit of any one event, in microseconds. */
     long timeoutMicros()
     {

@@ -1,6 +1,11 @@
 package io.jdat.tools.test;
 
+import io.jdat.DatException;
+import io.jdat.tools.Jdat;
+import io.jdat.tools.dat.CheckFailed;
 import io.jdat.tools.dat.Completion;
+import io.jdat.tools.dat.HostPort;
+import io.jdat.tools.dat.Node;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +67,15 @@ public final class TransactionCommand implements Callable<Integer>
     @Option(names = {"-r", "--rsp"}, description = "connect through one RSP per endpoint instead of a PSP")
     private boolean rsp;
 
+    @Option(names = "--dapltest", description = "speak OFED dapltest's wire: --server is a real 'dapltest -T S' "
+        + "(port default 62000); only the client, and only PSPs, so far")
+    private boolean dapltest;
+
+    @Option(names = "--test-ports", paramLabel = "PORT",
+        description = "with --dapltest: dial the test connections at PORT, PORT+1, ... instead of the ports the "
+            + "server names (behind port forwarding)")
+    private Long testPorts;
+
     @Parameters(paramLabel = "OP", arity = "0..*", description = "the op list (see below)")
     private List<String> words = new ArrayList<>();
 
@@ -73,6 +87,10 @@ public final class TransactionCommand implements Callable<Integer>
         final TransactionParams p = params(cl);
         final PrintWriter out = cl.getOut();
         final PrintWriter err = cl.getErr();
+        if (dapltest)
+        {
+            return dapltest(cl, p, out, err);
+        }
         out.println("jdat test transaction: " + p.describe());
         return client.withServer(out, err, "transaction", (node, ctrl, server) ->
         {
@@ -99,6 +117,52 @@ public final class TransactionCommand implements Callable<Integer>
             }
             return ClientCommand.report(out, err, "transaction", failures);
         });
+    }
+
+    /** The client of a real dapltest server ({@link DapltestClient}). */
+    private int dapltest(final CommandLine cl, final TransactionParams jdatParams, final PrintWriter out,
+        final PrintWriter err)
+    {
+        if (client.serverOption() == null || rsp || cno)
+        {
+            throw new CommandLine.ParameterException(cl, "--dapltest needs --server ADDRESS[:PORT], and takes neither "
+                + "--rsp nor --cno yet");
+        }
+        final HostPort server;
+        try
+        {
+            server = HostPort.parse(client.serverOption(), "localhost", DapltestWire.SERVER_PORT);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new CommandLine.ParameterException(cl, "--server: " + Jdat.describe(e));
+        }
+        final List<TestOp> userOps = jdatParams.ops().subList(0, jdatParams.ops().size() - (validate ? 3 : 0));
+        final TransactionParams p = new TransactionParams(threads, eps, iterations, validate, jdatParams.mode(), false,
+            DapltestClient.withBarriers(userOps, validate), false);
+        out.println("jdat test transaction on dapltest's wire: server " + server + "; " + p.describe());
+        out.flush();
+        final long start = System.nanoTime();
+        try (Node node = Node.open(client.iaName()))
+        {
+            final long checks = DapltestClient.run(node, server.address(), server.port(), testPorts,
+                server.address().toString(), p, client.timeoutMicros(), line ->
+                {
+                    out.println(line);
+                    out.flush();
+                });
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            final long moved = bytesPerIteration(p) * p.iters() * p.threads() * p.eps();
+            out.printf("%d iterations x %d endpoint(s) in %.3f s: %.1f MB/s%n", p.iters(), p.threads() * p.eps(),
+                seconds, moved / seconds / 1e6);
+            out.println("all checks passed (" + checks + " checks on this side; the server's verdict is in its output)");
+            return 0;
+        }
+        catch (final CheckFailed | DatException e)
+        {
+            err.println("jdat test transaction: FAILED: " + Jdat.describe(e));
+            return Jdat.EXIT_FAILED;
+        }
     }
 
     private static long bytesPerIteration(final TransactionParams p)
@@ -129,8 +193,10 @@ public final class TransactionCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
-        final boolean clientSends = ops.stream().anyMatch(o -> o.type() == TestOp.Type.SR && o.byClient());
-        final boolean serverSends = ops.stream().anyMatch(o -> o.type() == TestOp.Type.SR && !o.byClient());
+        // as dapltest, counting the barriers that validation adds
+        final List<TestOp> all = TransactionParams.withBarriers(ops, validate);
+        final boolean clientSends = all.stream().anyMatch(o -> o.type() == TestOp.Type.SR && o.byClient());
+        final boolean serverSends = all.stream().anyMatch(o -> o.type() == TestOp.Type.SR && !o.byClient());
         if (!clientSends || !serverSends)
         {
             // receives are posted one iteration ahead; a Send each way keeps the sides in step

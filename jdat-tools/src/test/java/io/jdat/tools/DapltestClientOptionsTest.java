@@ -1,0 +1,71 @@
+package io.jdat.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code jdat test client transaction --dapltest}: the client of a real dapltest server. Its
+ * options, and a server that is no dapltest server: the run ends with one line, never hangs.
+ */
+class DapltestClientOptionsTest
+{
+    @ParameterizedTest
+    @ValueSource(strings = {"test client transaction --dapltest", "test client -P tcp transaction --dapltest --rsp",
+        "test client -P tcp -s 127.0.0.1 transaction --dapltest --cno"})
+    void badOptionsAreOneLineAndExitTwo(final String line)
+    {
+        final Run r = Run.jdat(line.split(" "));
+        assertEquals(Jdat.EXIT_USAGE, r.code(), r.all());
+        assertTrue(r.oneErrorLine() && r.err().contains("--dapltest needs --server"), r.all());
+    }
+
+    @Test
+    void aServerThatIsNotThereEndsTheRunWithTheReason() throws IOException
+    {
+        final int port;
+        try (ServerSocket s = new ServerSocket(0))
+        {
+            port = s.getLocalPort();
+        }
+        final Run r = Run.jdat("test", "client", "-P", "tcp", "-s", "127.0.0.1:" + port, "--timeout", "5",
+            "transaction", "--dapltest", "-i", "1");
+        assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
+        assertTrue(r.oneErrorLine() && r.err().contains("127.0.0.1:" + port), r.all());
+    }
+
+    @Test
+    void aPeerThatAnswersMpaWithGarbageEndsTheRun() throws Exception
+    {
+        try (ServerSocket listener = new ServerSocket(0))
+        {
+            final Thread peer = new Thread(() ->
+            {
+                try (Socket s = listener.accept())
+                {
+                    final OutputStream out = s.getOutputStream();
+                    out.write("HTTP/1.0 400 Bad Request\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    out.flush();
+                    Thread.sleep(1000);
+                }
+                catch (final IOException | InterruptedException e)
+                {
+                    // the test checks the client
+                }
+            });
+            peer.start();
+            final Run r = Run.jdat("test", "client", "-P", "tcp", "-s", "127.0.0.1:" + listener.getLocalPort(),
+                "--timeout", "5", "transaction", "--dapltest", "-i", "1");
+            peer.join(10_000);
+            assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
+            assertTrue(r.oneErrorLine(), r.all());
+        }
+    }
+}
