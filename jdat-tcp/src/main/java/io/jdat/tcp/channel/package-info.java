@@ -27,10 +27,17 @@
  * becomes DDP segments of at most one MSS (the local interface's MTU less IP and TCP headers,
  * or {@code mss=N}) with its MSN and MO or STag and TO; messages are encoded one after the other,
  * so segments of two messages never interleave. A message counts as sent when the kernel took its
- * last byte. Incoming FPDUs are checked (CRC, length, versions, opcode, queue number) and handed
- * to the engine, which checks MSN, STag, PZ, rights and bounds before it places a byte; any
- * violation is answered with a Terminate carrying the RFC's layer, type and code, and the
- * connection breaks on both sides with nothing placed.
+ * last byte. The payload of a message of 4 KiB or more in native memory is not copied: one
+ * gathering write ({@code FpduWrite}) takes the headers, pads and CRCs from a frame buffer and the
+ * payload from the registered memory it was posted from, and the CRC is computed over it there;
+ * bytes the kernel does not take stay where they are until the socket is writable. Incoming FPDUs
+ * are checked (CRC, length, versions, opcode, queue number) and handed to the engine, which checks
+ * MSN, STag, PZ, rights and bounds before it places a byte; any violation is answered with a
+ * Terminate carrying the RFC's layer, type and code, and the connection breaks on both sides with
+ * nothing placed. Without CRC, the payload of a large RDMA Write or Read Response segment is read
+ * from the socket straight into its memory ({@code DirectReader}) once its header arrived, passed
+ * the decoder's checks and the engine's ({@code writeTarget}, {@code readResponseTarget}); with
+ * CRC it is read into the receive buffer and placed only after the CRC matched.
  *
  * <p><b>Progress and threads.</b> Each IA instance has exactly one thread,
  * {@code jdat-tcp-IA-N-io}, running an NIO selector over all its listeners and connections
@@ -47,8 +54,8 @@
  * and reads what wakes it: one thread wake-up per message, as for a plain blocking socket, where
  * parking would cost two (the I/O thread's, then the waiter's). Only one waiter at a time blocks
  * there; others park. While consumers poll or a waiter blocks there, the I/O thread stops
- * watching connections for reading (it would only wake to find the bytes gone) and looks back
- * every millisecond. One thread per IA was chosen over a
+ * watching connections for reading or writing (it would only wake to find the bytes gone, or
+ * contend with the consumer that carries a blocked send on) and looks back every millisecond. One thread per IA was chosen over a
  * thread per connection: the engine's placement is a copy per segment, far cheaper than the socket
  * calls around it, and the thread count does not grow with the number of endpoints. The figures
  * are in {@code docs/perf.md}.
