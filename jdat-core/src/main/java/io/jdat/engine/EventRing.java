@@ -246,26 +246,36 @@ final class EventRing
     }
 
     /**
-     * A ring of {@code newCapacity} holding this ring's events in order; the events are taken
-     * from this ring as a consumer would, so each is either taken by a racing consumer here or
-     * moved, never both. EVD lock held.
+     * A ring of {@code newCapacity} holding this ring's events in order. EVD lock held, so no
+     * producer runs and the tail stands still. The queued events are taken from consumers in one
+     * compare-and-set of {@code head} (from the head to the tail), then copied: moving them one
+     * at a time let a consumer take a later event from this ring while an earlier one was on its
+     * way to the new ring, and then take the earlier one from there, out of order. A consumer
+     * that finds this ring empty meanwhile waits for the resize and reads the new ring.
      */
     EventRing moveTo(final int newCapacity)
     {
         final EventRing next = new EventRing(newCapacity);
-        while (true)
+        long h;
+        final long t = tail();
+        do
         {
-            final long h = head();
-            final Entry e = slots[(int) h & mask];
-            if (e.seq != h + 1)
+            h = head();
+            if (h >= t)
             {
                 return next;
             }
+        }
+        while (!COUNTERS.compareAndSet(counters, HEAD, h, t));
+        long notified = 0;
+        for (long p = h; p < t; p++)
+        {
+            final Entry e = slots[(int) p & mask];
             final Entry to = next.claim();
             if (to == null)
             {
-                // the caller checked that the events fit; a racing consumer only makes fewer
-                return next;
+                // the caller checked under the EVD lock that the queued events fit
+                throw new IllegalStateException("resize to " + newCapacity + " with " + (t - h) + " events queued");
             }
             to.kind = e.kind;
             to.number = e.number;
@@ -278,15 +288,16 @@ final class EventRing
             to.connQual = e.connQual;
             to.extra = e.extra;
             to.reason = e.reason;
-            final boolean notify = e.notify;
-            if (COUNTERS.compareAndSet(counters, HEAD, h, h + 1))
+            if (e.notify)
             {
-                if (notify)
-                {
-                    COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
-                }
-                next.publish(to, notify);
+                notified++;
             }
+            next.publish(to, e.notify);
         }
+        if (notified > 0)
+        {
+            COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, notified);
+        }
+        return next;
     }
 }
