@@ -948,7 +948,18 @@ final class TcpChannel extends Io implements Channel
             {
                 openTx();
             }
-            return handler.writeTarget(stag, to, len, into);
+            return handler.writeTarget(stag, to, len, into) && readable(into);
+        }
+
+        /** Sockets read into native, writable memory only; anything else is placed by copying. */
+        private boolean readable(final TaggedTarget into)
+        {
+            if (into.memory.isNative() && !into.memory.isReadOnly())
+            {
+                return true;
+            }
+            into.memory = null;
+            return false;
         }
 
         @Override
@@ -963,7 +974,7 @@ final class TcpChannel extends Io implements Channel
             {
                 openTx();
             }
-            return handler.readResponseTarget(stag, to, last, len, into);
+            return handler.readResponseTarget(stag, to, last, len, into) && readable(into);
         }
 
         @Override

@@ -203,6 +203,36 @@ class TcpDataTest
         }
     }
 
+    /**
+     * Writes into, and Reads into, memory on the Java heap (a {@code long[]}, which no byte buffer
+     * can view): large payloads cannot go straight from the socket there and are copied, every
+     * byte arriving all the same.
+     */
+    @org.junit.jupiter.api.Test
+    void largeWritesAndReadsIntoHeapMemoryArrive()
+    {
+        try (TcpNode c = TcpNode.open("");
+            TcpNode s = TcpNode.open(""))
+        {
+            final Lmr cm = c.lmr(java.lang.foreign.MemorySegment.ofArray(new long[MEM / 8]), io.jdat.MemPriv.ALL_FLAG);
+            final Lmr sm = s.lmr(java.lang.foreign.MemorySegment.ofArray(new long[MEM / 8]), io.jdat.MemPriv.ALL_FLAG);
+            final Lmr local = c.lmr(MEM);
+            final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
+            final TcpNode.Ep client = pair.client();
+            Bytes.fill(local.memory(), 0, RDMA, 31);
+            client.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, RDMA)}, 1,
+                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + 8, RDMA), CompletionFlags.DEFAULT_FLAG);
+            completed(client.req(), 1, RDMA);
+            Bytes.fill(sm.memory(), 1 << 20, RDMA, 32);
+            client.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 16, RDMA)}, 2,
+                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + (1 << 20), RDMA), CompletionFlags.DEFAULT_FLAG);
+            completed(client.req(), 2, RDMA);
+            assertEquals(-1, Bytes.mismatch(cm.memory(), 16, RDMA, 32), "bytes of the RDMA Read");
+            // the Read came after the Write on the same connection: the Write was placed first
+            assertEquals(-1, Bytes.mismatch(sm.memory(), 8, RDMA, 31), "bytes of the RDMA Write");
+        }
+    }
+
     static void completed(final io.jdat.EventDispatcher evd, final long cookie, final long length)
     {
         final DatEvent ev = next(evd, EventNumber.DTO_COMPLETION_EVENT);
