@@ -28,6 +28,15 @@ class DapltestClientOptionsTest
     }
 
     @Test
+    void aSettlePauseOutOfRangeIsAUsageError()
+    {
+        final Run r = Run.jdat("test", "client", "-P", "tcp", "-s", "127.0.0.1", "transaction", "--dapltest",
+            "--settle", "-1");
+        assertEquals(Jdat.EXIT_USAGE, r.code(), r.all());
+        assertTrue(r.oneErrorLine() && r.err().contains("--settle must be 0 to 60000 ms"), r.all());
+    }
+
+    @Test
     void aServerThatIsNotThereEndsTheRunWithTheReason() throws IOException
     {
         final int port;

@@ -76,6 +76,11 @@ public final class TransactionCommand implements Callable<Integer>
             + "server names (behind port forwarding)")
     private Long testPorts;
 
+    @Option(names = "--settle", defaultValue = "300", paramLabel = "MILLIS",
+        description = "with --dapltest: pause after each test connection comes up, before its first Send "
+            + "(default: ${DEFAULT-VALUE}; see docs/interop.md)")
+    private long settle;
+
     @Parameters(paramLabel = "OP", arity = "0..*", description = "the op list (see below)")
     private List<String> words = new ArrayList<>();
 
@@ -123,6 +128,10 @@ public final class TransactionCommand implements Callable<Integer>
     private int dapltest(final CommandLine cl, final TransactionParams jdatParams, final PrintWriter out,
         final PrintWriter err)
     {
+        if (settle < 0 || settle > 60_000)
+        {
+            throw new CommandLine.ParameterException(cl, "--settle must be 0 to 60000 ms");
+        }
         if (client.serverOption() == null || rsp || cno)
         {
             throw new CommandLine.ParameterException(cl, "--dapltest needs --server ADDRESS[:PORT], and takes neither "
@@ -145,7 +154,7 @@ public final class TransactionCommand implements Callable<Integer>
         final long start = System.nanoTime();
         try (Node node = Node.open(client.iaName()))
         {
-            final long checks = DapltestClient.run(node, server.address(), server.port(), testPorts,
+            final long checks = DapltestClient.run(node, server.address(), server.port(), testPorts, settle,
                 server.address().toString(), p, client.timeoutMicros(), line ->
                 {
                     out.println(line);
