@@ -16,6 +16,7 @@ import io.jdat.MemType;
 import io.jdat.PspFlags;
 import io.jdat.Qos;
 import io.jdat.RegionDescription;
+import io.jdat.testkit.RequiredTools;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
