@@ -140,13 +140,23 @@ final class ConnectionFile
 
     /**
      * Passive side: maps the file of connection {@code id} after checking its size and header;
-     * null if it is missing or malformed.
+     * null if it is missing or malformed, or if no descriptor is left to open it with (the I/O
+     * thread cannot answer then; the active side's connect timer ends the attempt).
      */
     static ConnectionFile open(final Path dir, final long id)
     {
         final Path path = ShmDirectory.connectionPath(dir, id);
         final Arena arena = Arena.ofShared();
-        final MemorySegment seg = ShmDirectory.open(path, sizeFor(MIN_RING), sizeFor(MAX_RING), arena);
+        final MemorySegment seg;
+        try
+        {
+            seg = ShmDirectory.open(path, sizeFor(MIN_RING), sizeFor(MAX_RING), arena);
+        }
+        catch (final io.jdat.DatException e)
+        {
+            arena.close();
+            return null;
+        }
         if (seg == null)
         {
             arena.close();

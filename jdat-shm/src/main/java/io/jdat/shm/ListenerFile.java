@@ -102,11 +102,24 @@ final class ListenerFile
         return file;
     }
 
-    /** Maps another listener's file to connect to it; null if it is missing or not a listening file. */
+    /**
+     * Maps another listener's file to connect to it; null if it is missing or not a listening file.
+     *
+     * @throws io.jdat.DatException DAT_INSUFFICIENT_RESOURCES if no descriptor is left to open it
+     */
     static ListenerFile open(final Path path)
     {
         final Arena arena = Arena.ofShared();
-        final MemorySegment seg = ShmDirectory.open(path, SIZE, SIZE, arena);
+        final MemorySegment seg;
+        try
+        {
+            seg = ShmDirectory.open(path, SIZE, SIZE, arena);
+        }
+        catch (final RuntimeException e)
+        {
+            arena.close();
+            throw e;
+        }
         if (seg == null || seg.get(ValueLayout.JAVA_LONG, OFF_MAGIC) != MAGIC
             || seg.get(ValueLayout.JAVA_INT, OFF_VERSION) != VERSION)
         {

@@ -14,6 +14,7 @@ import java.nio.channels.FileLockInterruptionException;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -385,13 +386,36 @@ final class ShmDirectory
                 }
             });
         }
-        catch (final DatException | IOException e)
+        catch (final DatException e)
         {
+            return null;
+        }
+        catch (final IOException e)
+        {
+            if (outOfDescriptors(e))
+            {
+                throw resources("cannot open " + path, e);
+            }
             return null;
         }
     }
 
-    /** Reads the first {@code n} bytes of a file in native order (empty buffer if unreadable). */
+    /**
+     * Whether a file operation failed because this process or the system has no descriptor left
+     * (EMFILE, ENFILE): the file may well be there and valid, so it must not count as missing.
+     */
+    static boolean outOfDescriptors(final IOException e)
+    {
+        return e instanceof FileSystemException f && f.getReason() != null
+            && f.getReason().startsWith("Too many open files");
+    }
+
+    /**
+     * Reads the first {@code n} bytes of a file in native order (empty buffer if unreadable).
+     *
+     * @throws DatException DAT_INSUFFICIENT_RESOURCES if no descriptor is left to open it with (a
+     *     live listener's file must not look stale for want of one)
+     */
     static ByteBuffer head(final Path path, final int n)
     {
         final ByteBuffer b = ByteBuffer.allocate(n).order(ByteOrder.nativeOrder());
@@ -412,6 +436,10 @@ final class ShmDirectory
         }
         catch (final IOException e)
         {
+            if (outOfDescriptors(e))
+            {
+                throw resources("cannot open " + path, e);
+            }
             b.position(0);
         }
         return b.flip();

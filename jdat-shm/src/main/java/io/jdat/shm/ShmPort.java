@@ -442,17 +442,27 @@ final class ShmPort implements TransportPort
             return Finished.INSTANCE;
         }
         final byte[] pd = request.privateData() == null ? new byte[0] : request.privateData();
-        final ConnectionFile f = ShmDirectory.locked(remoteDir, () ->
+        final ConnectionFile f;
+        try
         {
-            while (true)
+            f = ShmDirectory.locked(remoteDir, () ->
             {
-                final ConnectionFile c = ConnectionFile.create(remoteDir, nextId(), transport.ringSize);
-                if (c != null)
+                while (true)
                 {
-                    return c;
+                    final ConnectionFile c = ConnectionFile.create(remoteDir, nextId(), transport.ringSize);
+                    if (c != null)
+                    {
+                        return c;
+                    }
                 }
-            }
-        });
+            });
+        }
+        catch (final RuntimeException e)
+        {
+            // no descriptor or space for the connection file: nothing is left behind
+            lf.unmap();
+            throw e;
+        }
         f.writeRequest(request.remoteConnQual(), transport.address.name(), pd, request.ird(), request.ord());
         final int slot = lf.post(f.id);
         if (slot < 0 || !lf.listening() && lf.withdraw(slot, f.id))

@@ -11,13 +11,20 @@ import java.nio.channels.SocketChannel;
 /** A listening connection qualifier: a TCP server socket on the IA's address. */
 final class TcpListener extends Io implements Listener
 {
-    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
+    /** How long a listener whose accept failed waits before it accepts again. */
+    static final long PAUSE_MILLIS = 100;
 
     final TcpPort port;
     final ServerSocketChannel server;
     final long qual;
     final ListenHandler handler;
     volatile boolean closed;
+    /**
+     * Accepting failed (no descriptor left, most often): the connection stays in the kernel's
+     * backlog and the socket stays ready, so the listener stops watching it until this tick
+     * instead of spinning. 0 while accepting.
+     */
+    private long pausedUntil;
 
     TcpListener(final TcpPort port, final ServerSocketChannel server, final long qual, final ListenHandler handler)
     {
@@ -58,7 +65,11 @@ final class TcpListener extends Io implements Listener
             {
                 if (!closed)
                 {
-                    LOG.log(System.Logger.Level.WARNING, "tcp: accept on " + this + " failed: " + e);
+                    // counted, not logged: the first log record loads time zone data, which
+                    // without a descriptor throws an Error that would end the I/O thread
+                    port.acceptFailed();
+                    pausedUntil = System.nanoTime() + PAUSE_MILLIS * 1_000_000L;
+                    interest(0);
                 }
                 return;
             }
@@ -67,6 +78,16 @@ final class TcpListener extends Io implements Listener
                 return;
             }
             port.accepted(s, this);
+        }
+    }
+
+    @Override
+    void tick(final long now)
+    {
+        if (pausedUntil != 0 && now - pausedUntil >= 0 && !closed)
+        {
+            pausedUntil = 0;
+            interest(SelectionKey.OP_ACCEPT);
         }
     }
 

@@ -136,6 +136,8 @@ final class TcpPort implements TransportPort
      */
     private final LinkedHashSet<TcpRequest> halfOpen = new LinkedHashSet<>();
     private long startupTimeouts;
+    /** Accepts that failed (no descriptor left, most often); each pauses its listener a while. */
+    private long acceptFailures;
     private long startupEvictions;
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
     private final Object registry = new Object();
@@ -167,17 +169,52 @@ final class TcpPort implements TransportPort
                     "tcp: " + bind.getHostAddress() + " is not an address of this host");
             }
             this.selector = Selector.open();
+        }
+        catch (final IOException e)
+        {
+            throw noSelector(e);
+        }
+        try
+        {
             this.pollSelector = Selector.open();
+        }
+        catch (final IOException e)
+        {
+            closeQuietly(selector);
+            throw noSelector(e);
+        }
+        try
+        {
             this.waitSelector = Selector.open();
         }
         catch (final IOException e)
         {
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                "tcp: cannot open a selector: " + e);
+            // out of descriptors: what was opened is given back
+            closeQuietly(selector);
+            closeQuietly(pollSelector);
+            throw noSelector(e);
         }
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-tcp-" + context.iaName() + "-" + context.instanceId() + "-io");
         io.start();
+    }
+
+    private static DatException noSelector(final IOException e)
+    {
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+            "tcp: cannot open a selector: " + e);
+    }
+
+    private static void closeQuietly(final Selector s)
+    {
+        try
+        {
+            s.close();
+        }
+        catch (final IOException e)
+        {
+            // nothing more to give back
+        }
     }
 
     // ---------------------------------------------------------------- the I/O thread
@@ -783,6 +820,15 @@ final class TcpPort implements TransportPort
         }
     }
 
+    /** A listener's accept failed. */
+    void acceptFailed()
+    {
+        synchronized (halfOpen)
+        {
+            acceptFailures++;
+        }
+    }
+
     /** A request did not send its MPA Request within {@code mpa_timeout_ms}. */
     void startupTimedOut()
     {
@@ -812,7 +858,16 @@ final class TcpPort implements TransportPort
             new NamedAttr("jdat.tcp.max_half_open", Integer.toString(transport.maxHalfOpen)),
             new NamedAttr("jdat.tcp.half_open", Integer.toString(halfOpenNow())),
             new NamedAttr("jdat.tcp.half_open_timed_out", Long.toString(counter(true))),
-            new NamedAttr("jdat.tcp.half_open_displaced", Long.toString(counter(false))));
+            new NamedAttr("jdat.tcp.half_open_displaced", Long.toString(counter(false))),
+            new NamedAttr("jdat.tcp.accept_failures", Long.toString(acceptFailures())));
+    }
+
+    private long acceptFailures()
+    {
+        synchronized (halfOpen)
+        {
+            return acceptFailures;
+        }
     }
 
     private int halfOpenNow()
