@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Tests that need a program of the host (tshark, ip, tc) or root: where the program or the right
- * is missing they are skipped with a loud message, except where {@code JDAT_REQUIRE_TOOLS=1}
+ * Tests that need a program of the host (tshark, ip, tc, setpriv) or root: where the program or
+ * the right is missing they are skipped with a loud message, except where {@code JDAT_REQUIRE_TOOLS=1}
  * ({@code .ci/run} exports it when it runs as root and can make network namespaces), where a
  * missing tool fails the test.
  */
