@@ -100,8 +100,14 @@ final class Connection implements ConnectHandler, AcceptHandler
     {
         closed = true;
         Thread t;
+        int spins = 0;
         while ((t = placer) != null && t != Thread.currentThread())
         {
+            // a placement is a copy and a completion: short, but its thread may need this core
+            if ((++spins & 0xFF) == 0)
+            {
+                Thread.yield();
+            }
             Thread.onSpinWait();
         }
     }
