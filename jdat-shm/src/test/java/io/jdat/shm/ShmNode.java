@@ -27,6 +27,7 @@ import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.engine.SoftwareProvider;
+import io.jdat.testkit.Transaction;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -40,6 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ShmNode implements AutoCloseable
 {
     static final long SECOND = 1_000_000L;
+    /** The two-process transaction of this provider's tests (Sends of 1000 + 7000 i bytes). */
+    static final Transaction TRANSACTION = new Transaction(7000);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     final String name;
@@ -109,6 +112,11 @@ final class ShmNode implements AutoCloseable
 
     record Ep(Endpoint ep, EventDispatcher recv, EventDispatcher req, EventDispatcher conn)
     {
+        /** This endpoint as the shared {@link Transaction} takes it. */
+        Transaction.Side side()
+        {
+            return new Transaction.Side(ep, recv, req, conn);
+        }
     }
 
     /** Connects {@code client} to {@code server} through a PSP on {@code qual}: {client EP, server EP}. */

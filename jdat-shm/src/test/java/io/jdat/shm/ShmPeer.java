@@ -7,6 +7,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 import java.nio.file.Path;
 
 /**
@@ -75,7 +76,7 @@ public final class ShmPeer
                 final Lmr lmr = node.lmr(Transaction.LMR_SIZE);
                 node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
                 System.out.println("READY");
-                Transaction.serve(node, crEvd, ep, lmr);
+                ShmNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
                 System.out.println("OK");
             }
             else if (args[3].equals("direct"))

@@ -15,6 +15,7 @@ import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -143,7 +144,8 @@ class ShmPeerDeathTest
             try (PeerProcess server = ShmPeer.start(dir, "srv", 6000, "validate"))
             {
                 server.awaitExactly("READY", 30);
-                Transaction.run(client, client.ep(null), IaAddress.named("srv"), 6000);
+                ShmNode.TRANSACTION.run(client.lmr(Transaction.LMR_SIZE), client.ep(null).side(),
+                    IaAddress.named("srv"), 6000);
                 server.awaitExactly("OK", 10);
                 assertEquals(0, server.exit(10), server.output());
             }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.IaAddress;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,7 +35,8 @@ class ShmTwoProcessTest
             ShmNode client = ShmNode.open(dir, "cli", ""))
         {
             server.awaitExactly("READY", 30);
-            Transaction.run(client, client.ep(null), IaAddress.named("srv"), 5000);
+            ShmNode.TRANSACTION.run(client.lmr(Transaction.LMR_SIZE), client.ep(null).side(), IaAddress.named("srv"),
+                5000);
             server.awaitExactly("OK", 10);
             assertEquals(0, server.exit(10), server.output());
             assertTrue(TestFiles.files(dir.resolve("srv")).stream().noneMatch(n -> n.startsWith("c-")),

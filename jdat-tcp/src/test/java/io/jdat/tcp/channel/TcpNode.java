@@ -24,6 +24,7 @@ import io.jdat.ProtectionZone;
 import io.jdat.ProviderInfo;
 import io.jdat.RegionDescription;
 import io.jdat.engine.SoftwareProvider;
+import io.jdat.testkit.Transaction;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class TcpNode implements AutoCloseable
 {
     static final long SECOND = 1_000_000L;
+    /** The two-process transaction of this provider's tests (Sends of 1000 + 9000 i bytes). */
+    static final Transaction TRANSACTION = new Transaction(9000);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     final String name;
@@ -115,6 +118,11 @@ final class TcpNode implements AutoCloseable
 
     record Ep(Endpoint ep, EventDispatcher recv, EventDispatcher req, EventDispatcher conn)
     {
+        /** This endpoint as the shared {@link Transaction} takes it. */
+        Transaction.Side side()
+        {
+            return new Transaction.Side(ep, recv, req, conn);
+        }
     }
 
     /** The next event of an EVD, waiting up to 5 s. */

@@ -6,6 +6,7 @@ import io.jdat.Lmr;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 
 /**
  * The other process of the two-process tests: {@code TcpPeer MODE INSTANCE_DATA...} listens on
@@ -41,7 +42,7 @@ public final class TcpPeer
             System.out.println("READY " + psp.connQual());
             if (args[0].equals("validate"))
             {
-                Transaction.serve(crEvd, ep, lmr);
+                TcpNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
                 System.out.println("OK");
             }
             else

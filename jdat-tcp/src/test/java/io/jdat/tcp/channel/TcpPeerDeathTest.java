@@ -18,6 +18,7 @@ import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +54,7 @@ class TcpPeerDeathTest
             try (PeerProcess server = TcpPeer.start("validate", ""))
             {
                 final long port = Long.parseLong(server.await("READY ", 30));
-                Transaction.run(client, client.ep(null), LOCAL, port);
+                TcpNode.TRANSACTION.run(client.lmr(Transaction.LMR_SIZE), client.ep(null).side(), LOCAL, port);
                 server.await("OK", 10);
                 assertEquals(0, server.exit(10), server.output());
             }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jdat.IaAddress;
 import io.jdat.testkit.PeerProcess;
+import io.jdat.testkit.Transaction;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,7 +19,8 @@ class TcpTwoProcessTest
             TcpNode client = TcpNode.open(instanceData))
         {
             final long port = Long.parseLong(server.await("READY ", 30));
-            Transaction.run(client, client.ep(null), IaAddress.parse("127.0.0.1"), port);
+            TcpNode.TRANSACTION.run(client.lmr(Transaction.LMR_SIZE), client.ep(null).side(),
+                IaAddress.parse("127.0.0.1"), port);
             server.await("OK", 10);
             assertEquals(0, server.exit(10), server.output());
         }

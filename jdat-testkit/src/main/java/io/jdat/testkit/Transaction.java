@@ -1,12 +1,12 @@
-package io.jdat.shm;
-
-import static io.jdat.shm.ShmNode.SECOND;
+package io.jdat.testkit;
 
 import io.jdat.CloseFlags;
+import io.jdat.CrParam;
 import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.IaAddress;
@@ -14,6 +14,8 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -25,33 +27,44 @@ import java.util.Arrays;
  * <pre>
  *   client                                   server (1 MiB LMR, Recvs posted before accepting)
  *   connect "hello from the client"  --->    accept with its rmr_context and address
- *   8 Sends of 1000 + 7000 i bytes   --->    each checked: cookie, length, every byte
+ *   8 Sends of 1000 + STEP i bytes   --->    each checked: cookie, length, every byte
  *   RDMA Write 200000 bytes          --->    [512 KiB, ...): checked after "WRITTEN"
  *   RDMA Read 200000 bytes           <---    [768 KiB, ...): filled before accepting
  *   Send "WRITTEN"                   --->    checks the Write's bytes, answers "VERIFIED"
  *   disconnect                       --->    DISCONNECTED
  * </pre>
+ * Both processes run it with the same {@code STEP} (a provider's tests choose it once).
  */
-final class Transaction
+public final class Transaction
 {
-    static final int SENDS = 8;
-    static final int LMR_SIZE = 1 << 20;
+    public static final int SENDS = 8;
+    public static final int LMR_SIZE = 1 << 20;
     static final int WRITE_AT = 512 << 10;
     static final int READ_AT = 768 << 10;
     static final int RDMA = 200_000;
     static final byte[] HELLO = "hello from the client".getBytes(StandardCharsets.UTF_8);
+    private static final long SECOND = 1_000_000L;
 
-    private Transaction()
+    private final int step;
+
+    /** A transaction whose Send {@code i} carries {@code 1000 + step * i} bytes. */
+    public Transaction(final int step)
+    {
+        this.step = step;
+    }
+
+    /** An endpoint with its EVDs, as the provider's test node made them. */
+    public record Side(Endpoint ep, EventDispatcher recv, EventDispatcher req, EventDispatcher conn)
     {
     }
 
-    static int sendSize(final int i)
+    int sendSize(final int i)
     {
-        return 1000 + 7000 * i;
+        return 1000 + step * i;
     }
 
     /** What the server's accept carries: its LMR's rmr_context and registered address. */
-    static byte[] acceptData(final Lmr lmr)
+    public static byte[] acceptData(final Lmr lmr)
     {
         return ByteBuffer.allocate(12).putInt(lmr.rmrContext()).putLong(lmr.registeredAddress()).array();
     }
@@ -64,7 +77,7 @@ final class Transaction
         }
     }
 
-    static DatEvent next(final EventDispatcher evd, final EventNumber expected, final String what)
+    public static DatEvent next(final EventDispatcher evd, final EventNumber expected, final String what)
     {
         final DatEvent ev = new DatEvent();
         final DatStatus s = evd.wait(10 * SECOND, 1, ev, new DatCount());
@@ -73,7 +86,7 @@ final class Transaction
         return ev;
     }
 
-    static void completed(final EventDispatcher evd, final long cookie, final long length, final String what)
+    public static void completed(final EventDispatcher evd, final long cookie, final long length, final String what)
     {
         final DatEvent ev = next(evd, EventNumber.DTO_COMPLETION_EVENT, what);
         check(ev.dto.status == DtoStatus.SUCCESS && ev.dto.userCookie == cookie
@@ -81,7 +94,7 @@ final class Transaction
     }
 
     /** Server: the LMR ready, Recvs posted; accepts the next request on {@code crEvd}, serves, returns at the end. */
-    static void serve(final ShmNode node, final EventDispatcher crEvd, final ShmNode.Ep ep, final Lmr lmr)
+    public void serve(final EventDispatcher crEvd, final Side ep, final Lmr lmr)
     {
         final LmrTriplet[] one = new LmrTriplet[1];
         for (int i = 0; i < SENDS; i++)
@@ -91,11 +104,11 @@ final class Transaction
         }
         one[0] = LmrTriplet.of(lmr, LMR_SIZE - 4096, 64);
         ep.ep().postRecv(1, one, 200, 0);
-        TestFiles.fill(lmr.memory(), READ_AT, RDMA, 8);
+        fill(lmr.memory(), READ_AT, RDMA, 8);
 
         final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "connection request");
-        final io.jdat.CrParam p = new io.jdat.CrParam();
-        cr.crArrival.crHandle.query(io.jdat.CrParam.FIELD_ALL, p);
+        final CrParam p = new CrParam();
+        cr.crArrival.crHandle.query(CrParam.FIELD_ALL, p);
         check(Arrays.equals(HELLO, Arrays.copyOf(p.privateData, p.privateDataSize)), "the request's private data");
         cr.crArrival.crHandle.accept(ep.ep(), acceptData(lmr));
         next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "server established");
@@ -103,10 +116,10 @@ final class Transaction
         for (int i = 0; i < SENDS; i++)
         {
             completed(ep.recv(), 100 + i, sendSize(i), "Recv " + i);
-            check(TestFiles.mismatch(lmr.memory(), 64L * 1024 * i, sendSize(i), 10 + i) < 0, "bytes of Send " + i);
+            check(mismatch(lmr.memory(), 64L * 1024 * i, sendSize(i), 10 + i) < 0, "bytes of Send " + i);
         }
         completed(ep.recv(), 200, 7, "Recv of WRITTEN");
-        check(TestFiles.mismatch(lmr.memory(), WRITE_AT, RDMA, 9) < 0, "bytes of the RDMA Write");
+        check(mismatch(lmr.memory(), WRITE_AT, RDMA, 9) < 0, "bytes of the RDMA Write");
         lmr.memory().setString(LMR_SIZE - 8192, "VERIFIED", StandardCharsets.US_ASCII);
         one[0] = LmrTriplet.of(lmr, LMR_SIZE - 8192, 8);
         ep.ep().postSend(1, one, 300, 0);
@@ -114,10 +127,12 @@ final class Transaction
         next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED, "server disconnected");
     }
 
-    /** Client: connects {@code ep} to {@code address}/{@code qual}, runs the transaction, disconnects. */
-    static void run(final ShmNode node, final ShmNode.Ep ep, final IaAddress address, final long qual)
+    /**
+     * Client: connects {@code ep} to {@code address}/{@code qual}, runs the transaction with
+     * {@code mem} (an LMR of {@link #LMR_SIZE} bytes, freed at the end), disconnects.
+     */
+    public void run(final Lmr mem, final Side ep, final IaAddress address, final long qual)
     {
-        final Lmr mem = node.lmr(LMR_SIZE);
         final LmrTriplet[] one = new LmrTriplet[1];
         one[0] = LmrTriplet.of(mem, LMR_SIZE - 4096, 64);
         ep.ep().postRecv(1, one, 400, 0);
@@ -130,7 +145,7 @@ final class Transaction
 
         for (int i = 0; i < SENDS; i++)
         {
-            TestFiles.fill(mem.memory(), 64L * 1024 * i, sendSize(i), 10 + i);
+            fill(mem.memory(), 64L * 1024 * i, sendSize(i), 10 + i);
             one[0] = LmrTriplet.of(mem, 64L * 1024 * i, sendSize(i));
             ep.ep().postSend(1, one, 10 + i, 0);
         }
@@ -138,14 +153,14 @@ final class Transaction
         {
             completed(ep.req(), 10 + i, -1, "Send " + i);
         }
-        TestFiles.fill(mem.memory(), WRITE_AT, RDMA, 9);
+        fill(mem.memory(), WRITE_AT, RDMA, 9);
         one[0] = LmrTriplet.of(mem, WRITE_AT, RDMA);
         ep.ep().postRdmaWrite(1, one, 20, new RmrTriplet(rmr, base + WRITE_AT, RDMA), 0);
         completed(ep.req(), 20, -1, "RDMA Write");
         one[0] = LmrTriplet.of(mem, READ_AT, RDMA);
         ep.ep().postRdmaRead(1, one, 30, new RmrTriplet(rmr, base + READ_AT, RDMA), 0);
         completed(ep.req(), 30, -1, "RDMA Read");
-        check(TestFiles.mismatch(mem.memory(), READ_AT, RDMA, 8) < 0, "bytes of the RDMA Read");
+        check(mismatch(mem.memory(), READ_AT, RDMA, 8) < 0, "bytes of the RDMA Read");
 
         mem.memory().setString(LMR_SIZE - 8192, "WRITTEN", StandardCharsets.US_ASCII);
         one[0] = LmrTriplet.of(mem, LMR_SIZE - 8192, 7);
@@ -157,5 +172,31 @@ final class Transaction
         ep.ep().disconnect(CloseFlags.GRACEFUL_FLAG);
         next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED, "client disconnected");
         mem.free();
+    }
+
+    private static byte at(final long i, final int seed)
+    {
+        return (byte) (i * 31 + seed * 17 + (i >>> 8));
+    }
+
+    private static void fill(final MemorySegment m, final long offset, final long length, final int seed)
+    {
+        for (long i = 0; i < length; i++)
+        {
+            m.set(ValueLayout.JAVA_BYTE, offset + i, at(i, seed));
+        }
+    }
+
+    /** The first index where the pattern differs, or -1. */
+    private static long mismatch(final MemorySegment m, final long offset, final long length, final int seed)
+    {
+        for (long i = 0; i < length; i++)
+        {
+            if (m.get(ValueLayout.JAVA_BYTE, offset + i) != at(i, seed))
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 }
