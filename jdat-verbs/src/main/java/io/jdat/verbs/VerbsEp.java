@@ -35,8 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * | endpoint id    |R | slot              |   R = 1 for a receive
  * +----------------+--+-------------------+
  * </pre>
- * A QP completes its work requests in order, so a slot is free again once as many completions as
- * posts before it were seen.
+ * A QP completes its work requests in order, so a completion frees its slot and every slot
+ * before it; requests whose successful completion the consumer suppressed are posted unsignalled
+ * (but for one every half queue, so that the slots come back).
  */
 final class VerbsEp extends VerbsObject implements Endpoint
 {
@@ -67,7 +68,11 @@ final class VerbsEp extends VerbsObject implements Endpoint
     final long[] sendCookie;
     final long[] sendLength;
     final boolean[] sendSuppress;
+    /** The post number of each slot's request: a completion frees its slot and every one before. */
+    final long[] sendSeq;
     private long sendPosted;
+    /** The post number of the last request posted signalled. */
+    private long lastSignalled = -1;
     final AtomicLong sendCompleted = new AtomicLong();
 
     private final int recvDepth;
@@ -104,6 +109,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         this.sendCookie = new long[sendDepth];
         this.sendLength = new long[sendDepth];
         this.sendSuppress = new boolean[sendDepth];
+        this.sendSeq = new long[sendDepth];
         this.recvWr = slots(recvDepth, Ibv.RECV_WR_SIZE);
         this.recvSge = slots(recvDepth, Ibv.SGE_SIZE * Math.max(1, recvIov));
         this.recvCookie = new long[recvDepth];
@@ -189,6 +195,10 @@ final class VerbsEp extends VerbsObject implements Endpoint
         final long posted = sendPosted;
         if (posted - sendCompleted.get() >= sendDepth)
         {
+            reqEvd.reclaim();
+        }
+        if (posted - sendCompleted.get() >= sendDepth)
+        {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                 "request queue full (" + sendDepth + " outstanding)");
         }
@@ -203,7 +213,12 @@ final class VerbsEp extends VerbsObject implements Endpoint
         final MemorySegment wr = sendWr[slot];
         wr.set(Native.INT, Ibv.SEND_WR_NUM_SGE, n);
         wr.set(Native.INT, Ibv.SEND_WR_OPCODE, opcode);
-        int flags = Ibv.SEND_SIGNALED;
+        // a suppressed completion is asked of the NIC only every half queue, so that the CQ holds
+        // no more than the consumer sized its EVD for; the QP completes in order, so a completion
+        // frees its slot and all before it, and a flush reports every request, signalled or not
+        final boolean suppress = (completionFlags & CompletionFlags.SUPPRESS_FLAG) != 0;
+        final boolean signalled = !suppress || posted - lastSignalled >= Math.max(1, sendDepth / 2);
+        int flags = signalled ? Ibv.SEND_SIGNALED : 0;
         if ((completionFlags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0 && opcode == Ibv.WR_SEND)
         {
             flags |= Ibv.SEND_SOLICITED;
@@ -220,7 +235,8 @@ final class VerbsEp extends VerbsObject implements Endpoint
         }
         sendCookie[slot] = cookie;
         sendLength[slot] = total;
-        sendSuppress[slot] = (completionFlags & CompletionFlags.SUPPRESS_FLAG) != 0;
+        sendSuppress[slot] = suppress;
+        sendSeq[slot] = posted;
         final int rc;
         try
         {
@@ -236,6 +252,10 @@ final class VerbsEp extends VerbsObject implements Endpoint
                 "ibv_post_send", rc);
         }
         sendPosted = posted + 1;
+        if (signalled)
+        {
+            lastSignalled = posted;
+        }
     }
 
     @Override
@@ -248,6 +268,10 @@ final class VerbsEp extends VerbsObject implements Endpoint
             throw invalidParameter(2, n + " segments (this endpoint takes 0.." + recvIov + ")");
         }
         final long posted = recvPosted;
+        if (posted - recvCompleted.get() >= recvDepth)
+        {
+            recvEvd.reclaim();
+        }
         if (posted - recvCompleted.get() >= recvDepth)
         {
             throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,

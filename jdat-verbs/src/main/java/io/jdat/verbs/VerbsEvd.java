@@ -258,6 +258,19 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         }
     }
 
+    /**
+     * Moves what the CQ holds into the ring, so that the work queue slots of requests that
+     * completed (suppressed ones included) are free again: a DTO's slot is the consumer's once
+     * its completion is generated, whether or not it was dequeued yet.
+     */
+    synchronized void reclaim()
+    {
+        if (!freed && cq != null)
+        {
+            drain();
+        }
+    }
+
     /** Polls the CQ into the ring while both have room and entries. Caller holds the lock. */
     private void drain()
     {
@@ -313,7 +326,8 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
             cookie = ep.sendCookie[slot];
             length = ep.sendLength[slot];
             final boolean suppress = ep.sendSuppress[slot];
-            ep.sendCompleted.incrementAndGet();
+            // in order: this request and every unsignalled one before it are done
+            ep.sendCompleted.set(ep.sendSeq[slot] + 1);
             if (suppress && st == DtoStatus.SUCCESS)
             {
                 return;
