@@ -40,9 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code mpa_timeout_ms}: how long an accepted TCP connection may take to send its MPA
  *       Request before it is closed (default 5000)</li>
  *   <li>{@code max_half_open}: how many accepted TCP connections of an IA may be waiting for their
- *       MPA Request at once (default 256); one more closes the one that has waited longest, so
+ *       MPA Request at once (default 1024); one more closes the one that has waited longest, so
  *       a flood of silent or half-sent connections holds a bounded number of descriptors and
- *       buffers while an honest initiator, whose Request follows its connect at once, is served</li>
+ *       buffers while an honest initiator, whose Request follows its connect at once, is served.
+ *       The bound counts connections accepted but not yet read, so it must stay above the
+ *       largest burst of honest connects: 256 turned away a wave of 500 on a loaded host</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate waits for the peer to
  *       close its side (default 2000)</li>
  *   <li>{@code rx_buffer}, {@code tx_buffer}: bytes of a read and of a write: the IA's shared
@@ -93,7 +95,7 @@ final class TcpTransport implements Transport
             0, Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH);
         this.livenessMillis = bounded(config, "liveness_ms", 5000, MIN_LIVENESS_MS, 3_600_000);
         this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 5000, 1, 3_600_000) * 1_000_000L;
-        this.maxHalfOpen = (int) bounded(config, "max_half_open", 256, 1, 1 << 20);
+        this.maxHalfOpen = (int) bounded(config, "max_half_open", 1024, 1, 1 << 20);
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.rxBuffer = (int) bounded(config, "rx_buffer", 256 << 10, 0, 1 << 30);
         // large sends leave in writes of up to this many bytes: 1 MiB gave 20-30 % more bandwidth
