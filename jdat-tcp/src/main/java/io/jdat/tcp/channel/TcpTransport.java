@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       that long, or whose bytes in flight a silent peer did not acknowledge for that long, is
  *       broken</li>
  *   <li>{@code mpa_timeout_ms}: how long an accepted TCP connection may take to send its MPA
- *       Request before it is closed (default 5000)</li>
+ *       Request before it is closed (default 10000)</li>
  *   <li>{@code max_half_open}: how many accepted TCP connections of an IA may be waiting for their
  *       MPA Request at once (default 1024); one more closes the one that has waited longest, so
  *       a flood of silent or half-sent connections holds a bounded number of descriptors and
@@ -94,7 +94,7 @@ final class TcpTransport implements Transport
         this.maxPrivateData = (int) bounded(config, "max_private_data", Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH,
             0, Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH);
         this.livenessMillis = bounded(config, "liveness_ms", 5000, MIN_LIVENESS_MS, 3_600_000);
-        this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 5000, 1, 3_600_000) * 1_000_000L;
+        this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 10_000, 1, 3_600_000) * 1_000_000L;
         this.maxHalfOpen = (int) bounded(config, "max_half_open", 1024, 1, 1 << 20);
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.rxBuffer = (int) bounded(config, "rx_buffer", 256 << 10, 0, 1 << 30);
