@@ -30,7 +30,9 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
  * ends when the peer has consumed it; {@link #terminate} writes a Terminate and ends at once;
  * {@link #abort()} ends at once and tells the peer through its "gone" word. A peer that does not
  * make room within {@code close_timeout_ms} is dropped. The peer's "gone" word and its death are
- * acted on after what it wrote before is delivered.
+ * acted on after what it wrote before is delivered. A live peer that stops reading breaks the
+ * connection once it consumed nothing of ours for {@code stall_ms}; what it had not claimed is
+ * withdrawn as in an abort, so each message is either placed and reported sent or never placed.
  */
 final class ShmChannel implements Channel, Work
 {
@@ -86,6 +88,10 @@ final class ShmChannel implements Channel, Work
     private long closeEnd;
     private long closeDeadline;
     private long nextLiveness;
+    /** The peer's consumed position when last seen to move, and when, while records of ours wait. */
+    private long stallHead;
+    private long stallSince;
+    private boolean stallWatched;
     private boolean rxStopped;
     /** The port closes: no callback into the engine any more. */
     private volatile boolean shuttingDown;
@@ -726,6 +732,17 @@ final class ShmChannel implements Channel, Work
             }
             return n + 1;
         }
+        if (state == OPEN && stalled(now))
+        {
+            // the peer stopped reading: what it claimed is placed, the rest is taken back so
+            // that it never delivers what the engine now flushes
+            settle(true);
+            if (state != DONE)
+            {
+                finish(CloseReason.BROKEN, ConnectionFile.GONE_BROKEN);
+            }
+            return 1;
+        }
         if (closeDeadline != 0 && now - closeDeadline >= 0)
         {
             // the peer made no room for the CLOSE or the Terminate in time
@@ -740,6 +757,25 @@ final class ShmChannel implements Channel, Work
             return 1;
         }
         return 0;
+    }
+
+    /** Whether records or messages of ours waited {@code stall_ms} with the peer consuming nothing. */
+    private boolean stalled(final long now)
+    {
+        if (sentCount == 0 && current == null)
+        {
+            stallWatched = false;
+            return false;
+        }
+        final long head = tx.consumed();
+        if (!stallWatched || head != stallHead)
+        {
+            stallWatched = true;
+            stallHead = head;
+            stallSince = now;
+            return false;
+        }
+        return now - stallSince >= port.transport.stallNanos;
     }
 
     /**

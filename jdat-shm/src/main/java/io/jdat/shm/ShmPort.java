@@ -325,6 +325,7 @@ final class ShmPort implements TransportPort
             new NamedAttr("jdat.shm.ring_size", Integer.toString(transport.ringSize)),
             new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)),
             new NamedAttr("jdat.shm.direct_min", Long.toString(transport.directMin)),
+            new NamedAttr("jdat.shm.stall_ms", Long.toString(transport.stallNanos / 1_000_000)),
             new NamedAttr("jdat.shm.direct_bytes_sent", Long.toString(directSent)),
             new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)),
             new NamedAttr("jdat.shm.rounds_io_thread", Long.toString(ioRounds)),

@@ -31,6 +31,10 @@ import java.nio.file.Path;
  *       this recently, the I/O thread stays parked instead of competing with it for a core
  *       (default 100000; 0: the I/O thread never steps aside)</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
+ *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
+ *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
+ *       stopped reading (stopped, hung or hostile) holds the request queue's messages, never more,
+ *       and only for this long</li>
  *   <li>{@code direct_min}: RDMA Writes and Read Responses of at least this many bytes out of
  *       shared memory ({@link ShmMemory}) travel as a reference to it instead of through the ring
  *       (default 65536; 0 turns it off)</li>
@@ -51,6 +55,7 @@ final class ShmTransport implements Transport
     final long pollGraceNanos;
     final long livenessNanos;
     final long closeTimeoutNanos;
+    final long stallNanos;
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
     final long directMin;
 
@@ -94,6 +99,7 @@ final class ShmTransport implements Transport
         this.pollGraceNanos = bounded(config, "poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
+        this.stallNanos = bounded(config, "stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
         this.directMin = bounded(config, "direct_min", 65536, 0, Long.MAX_VALUE);
     }
 

@@ -1,0 +1,163 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.ShmNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.IaAttr;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.PspFlags;
+import io.jdat.RmrTriplet;
+import io.jdat.engine.channel.RdmapOpcode;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A connected peer that stops reading its ring (it consumes three records, then none): Sends and
+ * RDMA Writes posted towards it fill the ring and then wait in the endpoint's request queue, a
+ * post beyond {@code max_request_dtos} is refused with DAT_INSUFFICIENT_RESOURCES, and the
+ * connection breaks once the peer consumed nothing for {@code stall_ms}; every posted DTO
+ * completes exactly once, in posting order: the three consumed with success, the others flushed,
+ * and those the peer had not claimed are withdrawn, so that it can never deliver them afterwards.
+ */
+class ShmStoppedReaderTest
+{
+    private static final int QUEUE = 32;
+    private static final int SIZE = 4096;
+    private static final int CONSUMED = 3;
+    private static final long STALL_MS = 1000;
+
+    private Path dir;
+    private ShmNode victim;
+
+    @BeforeEach
+    void dir()
+    {
+        dir = TestFiles.freshDir();
+    }
+
+    @AfterEach
+    void clean()
+    {
+        if (victim != null)
+        {
+            victim.close();
+        }
+        TestFiles.delete(dir);
+    }
+
+    @Test
+    void postsAreBoundedByTheRequestQueueAndTheConnectionBreaksAtTheStallBound() throws Exception
+    {
+        victim = ShmNode.open(dir, "victim", "ring_size=65536 stall_ms=" + STALL_MS);
+        final IaAttr ia = new IaAttr();
+        victim.ia.query(IaAttr.FIELD_ALL, ia, 0, null);
+        assertEquals(Long.toString(STALL_MS), ia.transportAttr("jdat.shm.stall_ms"));
+        final EventDispatcher crEvd = victim.evd(8, EvdFlags.CR_FLAG);
+        victim.ia.pspCreate(7000, crEvd, PspFlags.CONSUMER_FLAG);
+        final EpAttr attr = new EpAttr();
+        attr.maxRequestDtos = QUEUE;
+        final ShmNode.Ep ep = victim.ep(attr);
+        final Lmr mem = victim.lmr(SIZE);
+        ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
+
+        try (Hostile peer = Hostile.request(dir.resolve("victim"), 7000, f ->
+        {
+        }))
+        {
+            next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(ep.ep(), null);
+            peer.establish();
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+
+            // Sends and Writes alternately, 32 x 4 KiB: the 64 KiB ring takes about half
+            final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
+            long posted = 0;
+            for (; posted < QUEUE; posted++)
+            {
+                post(ep, iov, posted);
+            }
+            final long cookie = posted;
+            final DatException full = assertThrows(DatException.class, () -> post(ep, iov, cookie));
+            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, full.type(), full.toString());
+
+            // the peer reads three records, delivering them as the provider does, then stops
+            for (int i = 0; i < CONSUMED; i++)
+            {
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (peer.rx.available() == 0)
+                {
+                    assertTrue(System.nanoTime() < deadline, "the victim wrote nothing into its ring");
+                    Hostile.pause();
+                }
+                final long at = peer.rx.readIndex();
+                final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
+                final int type = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+                assertEquals(i % 2 == 0 ? RdmapOpcode.SEND : RdmapOpcode.RDMA_WRITE, type, "record " + i);
+                assertTrue(peer.rx.beginDelivery(SpscRing.aligned(length)));
+                peer.rx.consume(SpscRing.aligned(length));
+            }
+            final long stoppedAt = System.nanoTime();
+            // what it consumed completes, and the queue refills to its bound, never beyond
+            for (int i = 0; i < CONSUMED; i++)
+            {
+                final DatEvent ev = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(i, ev.dto.userCookie);
+                assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                post(ep, iov, posted++);
+            }
+            final long more = posted;
+            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES,
+                assertThrows(DatException.class, () -> post(ep, iov, more)).type());
+
+            final DatEvent end = next(ep.conn());
+            final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+            assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
+            assertTrue(ms >= STALL_MS - 100 && ms < STALL_MS + 2000, "broken " + ms + " ms after the peer stopped");
+
+            // every other DTO exactly once, in order, flushed; then nothing more
+            for (long c = CONSUMED; c < posted; c++)
+            {
+                final DatEvent ev = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(c, ev.dto.userCookie, "completions in posting order");
+                assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
+            }
+            final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+            assertEquals(DatStatus.QUEUE_EMPTY, ep.req().dequeue(new DatEvent()), "a completion too many");
+
+            // the records the peer had not claimed were taken back: it can deliver none of them
+            assertTrue(peer.rx.available() > 0);
+            final long at = peer.rx.readIndex();
+            final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
+            assertFalse(peer.rx.beginDelivery(SpscRing.aligned(length)), "a flushed record could still be delivered");
+        }
+    }
+
+    private static void post(final ShmNode.Ep ep, final LmrTriplet[] iov, final long cookie)
+    {
+        if (cookie % 2 == 0)
+        {
+            ep.ep().postSend(1, iov, cookie, 0);
+        }
+        else
+        {
+            ep.ep().postRdmaWrite(1, iov, cookie, new RmrTriplet(0x1234, 0, SIZE), 0);
+        }
+    }
+}
