@@ -503,11 +503,11 @@ final class Connection implements ConnectHandler, AcceptHandler
                 else
                 {
                     final ReadResponse resp = freeResponses.pop();
-                    resp.sinkStag = sinkStag;
-                    resp.sinkTo = sinkTo;
-                    resp.memory = r == null ? null : r.memory;
-                    resp.offset = r == null ? 0 : srcTo - r.base;
-                    resp.length = size;
+                    resp.describeReadResponse(sinkStag, sinkTo);
+                    if (r != null)
+                    {
+                        resp.addPayload(r.memory, srcTo - r.base, length);
+                    }
                     inboundReads++;
                     expectedReadMsn++;
                     channel.post(resp);
@@ -689,7 +689,7 @@ final class Connection implements ConnectHandler, AcceptHandler
             }
             else if (m instanceof ReadResponse r)
             {
-                r.clear();
+                r.clearPayload();
                 freeResponses.push(r);
                 inboundReads--;
             }

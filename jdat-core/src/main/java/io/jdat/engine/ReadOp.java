@@ -1,14 +1,12 @@
 package io.jdat.engine;
 
 import io.jdat.engine.channel.OutboundMessage;
-import io.jdat.engine.channel.RdmapOpcode;
-import java.lang.foreign.MemorySegment;
 
 /**
  * An RDMA Read Request on the wire, for one local segment of a read work request; it stays
  * outstanding until its Read Response has been placed. Pooled per connection, one per ORD credit.
  */
-final class ReadOp implements OutboundMessage
+final class ReadOp extends OutboundMessage
 {
     WorkRequest wr;
     int msn;
@@ -22,6 +20,11 @@ final class ReadOp implements OutboundMessage
     /** Bytes of the response placed so far. */
     long received;
 
+    ReadOp()
+    {
+        super(0);
+    }
+
     void clear()
     {
         wr = null;
@@ -29,75 +32,10 @@ final class ReadOp implements OutboundMessage
         received = 0;
     }
 
-    @Override
-    public int opcode()
+    /** Fills the descriptor the channel reads from this request's fields. */
+    void describe()
     {
-        return RdmapOpcode.RDMA_READ_REQUEST;
-    }
-
-    @Override
-    public int msn()
-    {
-        return msn;
-    }
-
-    @Override
-    public int stag()
-    {
-        return sink == null ? 0 : sink.stag;
-    }
-
-    @Override
-    public long to()
-    {
-        return sink == null ? 0 : sink.base + sinkOffset;
-    }
-
-    @Override
-    public int readSize()
-    {
-        return (int) size;
-    }
-
-    @Override
-    public int srcStag()
-    {
-        return srcStag;
-    }
-
-    @Override
-    public long srcTo()
-    {
-        return srcTo;
-    }
-
-    @Override
-    public int payloadSegments()
-    {
-        return 0;
-    }
-
-    @Override
-    public MemorySegment payloadMemory(final int index)
-    {
-        throw new IndexOutOfBoundsException(index);
-    }
-
-    @Override
-    public long payloadOffset(final int index)
-    {
-        throw new IndexOutOfBoundsException(index);
-    }
-
-    @Override
-    public long payloadLength(final int index)
-    {
-        throw new IndexOutOfBoundsException(index);
-    }
-
-    @Override
-    public long payloadLength()
-    {
-        return 0;
+        describeReadRequest(msn, sink == null ? 0 : sink.stag, sink == null ? 0 : sink.base + sinkOffset, (int) size,
+            srcStag, srcTo);
     }
 }

@@ -252,11 +252,13 @@ final class RequestQueue
                 {
                     wr.msn = c.sendMsn++;
                     wr.state = WorkRequest.STARTED;
+                    wr.describe();
                     ch.post(wr);
                 }
                 case WorkRequest.WRITE ->
                 {
                     wr.state = WorkRequest.STARTED;
+                    wr.describe();
                     ch.post(wr);
                 }
                 case WorkRequest.READ ->
@@ -307,6 +309,7 @@ final class RequestQueue
             op.srcStag = wr.remoteStag;
             op.srcTo = wr.remoteTo + remoteOffset;
             op.received = 0;
+            op.describe();
             c.outstandingReads.add(op);
             c.channel.post(op);
             remoteOffset += size;

@@ -2,15 +2,13 @@ package io.jdat.engine;
 
 import io.jdat.DtoStatus;
 import io.jdat.engine.channel.OutboundMessage;
-import io.jdat.engine.channel.RdmapOpcode;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One slot of an endpoint's request queue: a posted Send, RDMA Write, RDMA Read or RMR bind.
- * A Send or Write is itself the message the channel carries; a Read issues one
+ * A Send or Write is itself the message the channel carries ({@link #describe}); a Read issues one
  * {@link ReadOp} per local segment.
  */
-final class WorkRequest implements OutboundMessage
+final class WorkRequest extends OutboundMessage
 {
     static final int SEND = 1;
     static final int WRITE = 2;
@@ -46,12 +44,14 @@ final class WorkRequest implements OutboundMessage
 
     WorkRequest(final int maxIov)
     {
+        super(maxIov);
         local = new Segments(maxIov);
     }
 
     void reset()
     {
         local.clear();
+        clearPayload();
         rmr = null;
         bindRegion = null;
         bindLmr = null;
@@ -61,76 +61,25 @@ final class WorkRequest implements OutboundMessage
         transferred = 0;
     }
 
-    @Override
-    public int opcode()
+    /**
+     * Fills the descriptor the channel reads from this Send or Write: its header and the
+     * validated local segments as the gather list.
+     */
+    void describe()
     {
-        return op == WRITE ? RdmapOpcode.RDMA_WRITE : solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND;
-    }
-
-    @Override
-    public int msn()
-    {
-        return msn;
-    }
-
-    @Override
-    public int stag()
-    {
-        return remoteStag;
-    }
-
-    @Override
-    public long to()
-    {
-        return remoteTo;
-    }
-
-    @Override
-    public int readSize()
-    {
-        return 0;
-    }
-
-    @Override
-    public int srcStag()
-    {
-        return 0;
-    }
-
-    @Override
-    public long srcTo()
-    {
-        return 0;
-    }
-
-    @Override
-    public int payloadSegments()
-    {
-        return local.count;
-    }
-
-    @Override
-    public MemorySegment payloadMemory(final int index)
-    {
-        return local.regions[index].memory;
-    }
-
-    @Override
-    public long payloadOffset(final int index)
-    {
-        return local.offsets[index];
-    }
-
-    @Override
-    public long payloadLength(final int index)
-    {
-        return local.lengths[index];
-    }
-
-    @Override
-    public long payloadLength()
-    {
-        return local.total;
+        if (op == WRITE)
+        {
+            describeWrite(remoteStag, remoteTo);
+        }
+        else
+        {
+            describeSend(msn, solicited);
+        }
+        clearPayload();
+        for (int i = 0; i < local.count; i++)
+        {
+            addPayload(local.regions[i].memory, local.offsets[i], local.lengths[i]);
+        }
     }
 
     @Override

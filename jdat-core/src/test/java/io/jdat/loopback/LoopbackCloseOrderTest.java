@@ -7,7 +7,6 @@ import io.jdat.engine.EngineConfig;
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.OutboundMessage;
-import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -26,80 +25,7 @@ import org.junit.jupiter.api.Test;
 class LoopbackCloseOrderTest
 {
     /** A zero-length Send. */
-    private static final OutboundMessage SEND = new OutboundMessage()
-    {
-        @Override
-        public int opcode()
-        {
-            return RdmapOpcode.SEND;
-        }
-
-        @Override
-        public int msn()
-        {
-            return 1;
-        }
-
-        @Override
-        public int stag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long to()
-        {
-            return 0;
-        }
-
-        @Override
-        public int readSize()
-        {
-            return 0;
-        }
-
-        @Override
-        public int srcStag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long srcTo()
-        {
-            return 0;
-        }
-
-        @Override
-        public int payloadSegments()
-        {
-            return 0;
-        }
-
-        @Override
-        public MemorySegment payloadMemory(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadOffset(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadLength(final int index)
-        {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public long payloadLength()
-        {
-            return 0;
-        }
-    };
+    private static final OutboundMessage SEND = new OutboundMessage(0).describeSend(1, false);
 
     /** Records what a connection end hears; {@code onSent} can be made slow. */
     private static final class Recorder implements ChannelHandler

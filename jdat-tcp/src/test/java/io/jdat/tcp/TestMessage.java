@@ -6,12 +6,10 @@ import io.jdat.engine.channel.RdmapOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 
 /** An {@link OutboundMessage} for tests: a payload cut into gather pieces on the heap or off it. */
-final class TestMessage implements OutboundMessage
+final class TestMessage extends OutboundMessage
 {
     private static final int PIECE_PREFIX = 7;
 
@@ -23,12 +21,12 @@ final class TestMessage implements OutboundMessage
     final int srcStag;
     final long srcTo;
     final byte[] payload;
-    private final List<MemorySegment> pieces = new ArrayList<>();
-    private final List<Long> lengths = new ArrayList<>();
 
     private TestMessage(final int opcode, final int msn, final int stag, final long to, final int readSize,
         final int srcStag, final long srcTo, final byte[] payload)
     {
+        super(1);
+        describe(opcode, msn, stag, to, readSize, srcStag, srcTo);
         this.opcode = opcode;
         this.msn = msn;
         this.stag = stag;
@@ -96,8 +94,7 @@ final class TestMessage implements OutboundMessage
      */
     TestMessage scatter(final Random random)
     {
-        pieces.clear();
-        lengths.clear();
+        clearPayload();
         int at = 0;
         while (at < payload.length)
         {
@@ -116,8 +113,7 @@ final class TestMessage implements OutboundMessage
     /** Cuts the payload again into pieces at random places, all of them in native memory. */
     TestMessage scatterNative(final Random random)
     {
-        pieces.clear();
-        lengths.clear();
+        clearPayload();
         int at = 0;
         while (at < payload.length)
         {
@@ -140,85 +136,12 @@ final class TestMessage implements OutboundMessage
             memory = MemorySegment.ofArray(new byte[length + PIECE_PREFIX]);
         }
         MemorySegment.copy(source, from, memory, ValueLayout.JAVA_BYTE, PIECE_PREFIX, length);
-        pieces.add(memory);
-        lengths.add((long) length);
-    }
-
-    @Override
-    public int opcode()
-    {
-        return opcode;
-    }
-
-    @Override
-    public int msn()
-    {
-        return msn;
-    }
-
-    @Override
-    public int stag()
-    {
-        return stag;
-    }
-
-    @Override
-    public long to()
-    {
-        return to;
-    }
-
-    @Override
-    public int readSize()
-    {
-        return readSize;
-    }
-
-    @Override
-    public int srcStag()
-    {
-        return srcStag;
-    }
-
-    @Override
-    public long srcTo()
-    {
-        return srcTo;
-    }
-
-    @Override
-    public int payloadSegments()
-    {
-        return pieces.size();
-    }
-
-    @Override
-    public MemorySegment payloadMemory(final int index)
-    {
-        return pieces.get(index);
-    }
-
-    @Override
-    public long payloadOffset(final int index)
-    {
-        return PIECE_PREFIX;
-    }
-
-    @Override
-    public long payloadLength(final int index)
-    {
-        return lengths.get(index);
-    }
-
-    @Override
-    public long payloadLength()
-    {
-        return payload.length;
+        addPayload(memory, PIECE_PREFIX, length);
     }
 
     @Override
     public String toString()
     {
-        return RdmapOpcode.name(opcode) + "[msn=" + msn + ", payload=" + payload.length + ", pieces=" + pieces.size() + "]";
+        return RdmapOpcode.name(opcode) + "[msn=" + msn + ", payload=" + payload.length + ", pieces=" + payloadSegments() + "]";
     }
 }

@@ -51,7 +51,8 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 final class TcpChannel extends Io implements Channel
 {
     private static final Object CLOSE = new Object();
-    private static final OutboundMessage RTR = new ReadyToReceive();
+    /** The RFC 6581 ready-to-receive message: a zero-length RDMA Write, STag 0, TO 0. */
+    private static final OutboundMessage RTR = new OutboundMessage(0).describeWrite(0, 0);
 
     /** FPDUs both ways. */
     private static final int OPEN = 0;

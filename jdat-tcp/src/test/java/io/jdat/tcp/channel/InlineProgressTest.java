@@ -12,7 +12,6 @@ import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.ConnectHandler;
 import io.jdat.engine.channel.ConnectRequest;
 import io.jdat.engine.channel.OutboundMessage;
-import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.engine.channel.TransportContext;
 import java.lang.foreign.MemorySegment;
@@ -76,7 +75,7 @@ class InlineProgressTest
         int mine = 0;
         for (int i = 0; i < MESSAGES; i++)
         {
-            clientChannel.post(new Send(i, new byte[] {(byte) i}));
+            clientChannel.post(send(i, new byte[] {(byte) i}));
             clientChannel.flush();
             final String sentOn = client.sent.poll(10, TimeUnit.SECONDS);
             assertNotNull(sentOn, "message " + i + " was never reported sent");
@@ -95,7 +94,7 @@ class InlineProgressTest
         int mine = 0;
         for (int i = 0; i < MESSAGES; i++)
         {
-            clientChannel.post(new Send(i, new byte[] {(byte) i}));
+            clientChannel.post(send(i, new byte[] {(byte) i}));
             clientChannel.flush();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             String receivedOn;
@@ -111,7 +110,7 @@ class InlineProgressTest
         assertTrue(mine > 0, "none of " + MESSAGES + " messages was read by the polling thread");
 
         serverPort.pollingStopped();
-        clientChannel.post(new Send(MESSAGES, new byte[] {1}));
+        clientChannel.post(send(MESSAGES, new byte[] {1}));
         clientChannel.flush();
         final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
         assertNotNull(receivedOn, "after polling stopped, the I/O thread did not read the next message");
@@ -123,7 +122,7 @@ class InlineProgressTest
     {
         pollUntilQuiet();
         // no pollingStopped(): the I/O thread notices within its quiet bound (1 ms)
-        clientChannel.post(new Send(0, new byte[] {7}));
+        clientChannel.post(send(0, new byte[] {7}));
         clientChannel.flush();
         final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
         assertNotNull(receivedOn, "a message sent after the poller left was never read");
@@ -145,7 +144,7 @@ class InlineProgressTest
         }, r -> Thread.ofPlatform().name("evd-waiter").daemon().start(r));
         // let it block in the transport, then send
         Thread.sleep(50);
-        clientChannel.post(new Send(0, new byte[] {3}));
+        clientChannel.post(send(0, new byte[] {3}));
         clientChannel.flush();
         final String waiter = waited.get(10, TimeUnit.SECONDS);
         assertEquals(waiter, server.received.poll(1, TimeUnit.SECONDS), "the message was read by another thread");
@@ -330,79 +329,10 @@ class InlineProgressTest
         }
     }
 
-    /** An untagged Send of a few bytes with its MSN. */
-    private record Send(int msnIndex, byte[] payload) implements OutboundMessage
+    /** An untagged Send of a few bytes, the {@code msnIndex}-th on its queue. */
+    private static OutboundMessage send(final int msnIndex, final byte[] payload)
     {
-        @Override
-        public int opcode()
-        {
-            return RdmapOpcode.SEND;
-        }
-
-        @Override
-        public int msn()
-        {
-            return msnIndex + 1;
-        }
-
-        @Override
-        public int stag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long to()
-        {
-            return 0;
-        }
-
-        @Override
-        public int readSize()
-        {
-            return 0;
-        }
-
-        @Override
-        public int srcStag()
-        {
-            return 0;
-        }
-
-        @Override
-        public long srcTo()
-        {
-            return 0;
-        }
-
-        @Override
-        public int payloadSegments()
-        {
-            return 1;
-        }
-
-        @Override
-        public MemorySegment payloadMemory(final int index)
-        {
-            return MemorySegment.ofArray(payload);
-        }
-
-        @Override
-        public long payloadOffset(final int index)
-        {
-            return 0;
-        }
-
-        @Override
-        public long payloadLength(final int index)
-        {
-            return payload.length;
-        }
-
-        @Override
-        public long payloadLength()
-        {
-            return payload.length;
-        }
+        return new OutboundMessage(1).describeSend(msnIndex + 1, false)
+            .addPayload(MemorySegment.ofArray(payload), 0, payload.length);
     }
 }
