@@ -174,8 +174,8 @@ final class TcpChannel extends Io implements Channel
         want(SelectionKey.OP_READ);
         try
         {
-            pollKey = port.registerForPolling(sock, this);
-            waitKey = port.registerForWaiting(sock, this);
+            pollKey = port.consumers.registerForPolling(sock, this);
+            waitKey = port.consumers.registerForWaiting(sock, this);
         }
         catch (final IOException e)
         {
@@ -855,9 +855,9 @@ final class TcpChannel extends Io implements Channel
         tx = null;
         direct.clear();
         port.remove(this);
-        port.unregisterForPolling(this);
+        port.consumers.unregisterForPolling(this);
         Sockets.close(sock);
-        port.released();
+        port.consumers.released();
         outbound.clear();
         current = null;
         dropSent();

@@ -1,8 +1,14 @@
 package io.jdat.tcp.channel;
 
+import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
 import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
@@ -32,6 +38,69 @@ final class TcpListener extends Io implements Listener
         this.server = server;
         this.qual = qual;
         this.handler = handler;
+    }
+
+    /**
+     * A listener on TCP port {@code connQual} of the port's address, not yet registered; the
+     * port is {@code DAT_CONN_QUAL_IN_USE} if another socket listens there.
+     */
+    static TcpListener bind(final TcpPort port, final int connQual, final ListenHandler handler)
+    {
+        final ServerSocketChannel s = openServer(port);
+        try
+        {
+            s.bind(new InetSocketAddress(port.bind, connQual), port.transport.backlog);
+        }
+        catch (final BindException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE,
+                "TCP port " + connQual + " of " + port.bind.getHostAddress() + " is in use (" + e.getMessage() + ")");
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot listen on TCP port " + connQual + ": " + e);
+        }
+        return new TcpListener(port, s, connQual, handler);
+    }
+
+    /** A listener on a free TCP port the kernel picks, not yet registered. */
+    static TcpListener bindAny(final TcpPort port, final ListenHandler handler)
+    {
+        final ServerSocketChannel s = openServer(port);
+        final long qual;
+        try
+        {
+            // port 0: the kernel picks a free ephemeral port
+            s.bind(new InetSocketAddress(port.bind, 0), port.transport.backlog);
+            qual = ((InetSocketAddress) s.getLocalAddress()).getPort();
+        }
+        catch (final IOException e)
+        {
+            Sockets.close(s);
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE,
+                "no free TCP port on " + port.bind.getHostAddress() + ": " + e.getMessage());
+        }
+        return new TcpListener(port, s, qual, handler);
+    }
+
+    private static ServerSocketChannel openServer(final TcpPort port)
+    {
+        try
+        {
+            final ServerSocketChannel s = ServerSocketChannel.open(port.family);
+            s.configureBlocking(false);
+            // a new listener may take over a port whose old connections linger in TIME_WAIT
+            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            return s;
+        }
+        catch (final IOException e)
+        {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot open a listening socket: " + e);
+        }
     }
 
     /** I/O thread. */

@@ -16,7 +16,6 @@ import io.jdat.engine.channel.TransportPort;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduWrite;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -24,32 +23,26 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 /**
@@ -63,26 +56,13 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * The I/O thread takes it only while it works, never while it blocks in {@code select}. A thread
  * that finds the lock free may make progress itself instead of waking the I/O thread: a poster
  * writes its message at once ({@link TcpChannel#flush}), and a consumer polling an EVD
- * ({@link #poll}) reads the connections that have bytes waiting, found through a second
+ * ({@link #poll}, see {@link InlineProgress}) reads the connections that have bytes waiting, found through a second
  * selector that only pollers use. Nobody waits for the lock but the I/O thread.
  */
 final class TcpPort implements TransportPort
 {
     /** How often deadlines and liveness are checked. */
     static final long TICK_MILLIS = 100;
-    /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
-    private static final long QUIET_NANOS = 1_000_000;
-    /**
-     * Up to this many connections, a polling consumer reads each of them directly (a read that
-     * finds nothing costs what a selectNow does, and one that finds bytes saves the selectNow);
-     * beyond, it asks the polling selector which ones have bytes.
-     */
-    private static final int DIRECT_POLL_MAX = 4;
-    /** For selections that only release closed channels: readiness is level-triggered, nothing is lost. */
-    private static final Consumer<SelectionKey> IGNORE = k ->
-    {
-    };
-    private static final TcpChannel[] NO_CHANNELS = {};
     /** Buffers kept for connections that need one of their own again. */
     private static final int MAX_SPARE_BUFFERS = 16;
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
@@ -90,18 +70,12 @@ final class TcpPort implements TransportPort
     final TcpTransport transport;
     /** The IA's IP address: listeners bind it, active sockets bind it before connecting. */
     final InetAddress bind;
-    private final ProtocolFamily family;
+    final ProtocolFamily family;
     private final Selector selector;
-    /** The same channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}. */
-    private final Selector pollSelector;
-    /** The same channels again, for the one consumer that blocks here instead of parking ({@link #awaitProgress}). */
-    private final Selector waitSelector;
-    /** The consumer thread blocked in {@link #awaitProgress}, if any. */
-    private final AtomicReference<Thread> waiter = new AtomicReference<>();
+    /** The consumers that read the connections on their own threads. */
+    final InlineProgress consumers;
     /** Held by whoever makes progress: the I/O thread while it works, or a posting or polling thread. */
     final ReentrantLock progress = new ReentrantLock();
-    /** When a consumer last polled ({@link #poll}); written at most every few microseconds. */
-    private volatile long polledAt = System.nanoTime() - 2 * QUIET_NANOS;
     /**
      * Polling consumers read the connections: the I/O thread's selector does not watch channels
      * for reading (it would only wake to find the bytes gone) and checks back every millisecond.
@@ -119,29 +93,16 @@ final class TcpPort implements TransportPort
     FpduWrite txShared;
     private final ArrayDeque<ByteBuffer> spareRx = new ArrayDeque<>();
     private final ArrayDeque<FpduWrite> spareTx = new ArrayDeque<>();
-    /** The established connections, copied on change. Under {@link #progress}. */
-    private TcpChannel[] channels = NO_CHANNELS;
-    /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under {@link #progress}. */
-    private boolean inPollSelect;
-    private boolean releaseDeferred;
     private final int rxSize;
     private final int txSize;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
     private final Set<Io> live = ConcurrentHashMap.newKeySet();
-    /**
-     * Accepted connections whose MPA Request is not complete yet, oldest first (at most
-     * {@code max_half_open}), and how many of them were closed for taking too long or for a newer
-     * one. Guarded by itself.
-     */
-    private final LinkedHashSet<TcpRequest> halfOpen = new LinkedHashSet<>();
-    private long startupTimeouts;
-    /** Accepts that failed (no descriptor left, most often); each pauses its listener a while. */
-    private long acceptFailures;
-    private long startupEvictions;
+    /** Accepted connections whose MPA Request is not complete yet. */
+    private final HalfOpen halfOpen;
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
     private final Object registry = new Object();
-    private volatile boolean closed;
+    volatile boolean closed;
     /** Selections the I/O thread has finished on {@link #selector}; only it writes this. */
     private volatile long selections;
     /** Channels that asked this tick about the kernel's queue of their bytes, and when it was last read. I/O thread. */
@@ -174,18 +135,20 @@ final class TcpPort implements TransportPort
         {
             throw noSelector(e);
         }
+        final Selector pollSelector;
         try
         {
-            this.pollSelector = Selector.open();
+            pollSelector = Selector.open();
         }
         catch (final IOException e)
         {
             closeQuietly(selector);
             throw noSelector(e);
         }
+        final Selector waitSelector;
         try
         {
-            this.waitSelector = Selector.open();
+            waitSelector = Selector.open();
         }
         catch (final IOException e)
         {
@@ -194,6 +157,8 @@ final class TcpPort implements TransportPort
             closeQuietly(pollSelector);
             throw noSelector(e);
         }
+        this.consumers = new InlineProgress(this, pollSelector, waitSelector);
+        this.halfOpen = new HalfOpen(transport.maxHalfOpen);
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-tcp-" + context.iaName() + "-" + context.instanceId() + "-io");
         io.start();
@@ -226,12 +191,12 @@ final class TcpPort implements TransportPort
         {
             try
             {
-                final boolean pollers = System.nanoTime() - polledAt < QUIET_NANOS || waiter.get() != null;
+                final boolean pollers = consumers.active();
                 if (pollers != quiet)
                 {
                     setQuiet(pollers);
                 }
-                if (tasks.isEmpty() && ready.isEmpty())
+                if (!hasWork())
                 {
                     selector.select(this::selectedLocked, pollers ? 1 : TICK_MILLIS);
                 }
@@ -243,8 +208,7 @@ final class TcpPort implements TransportPort
                 progress.lock();
                 try
                 {
-                    runTasks();
-                    drainReady();
+                    runWork();
                     final long now = System.nanoTime();
                     if (now - nextTick >= 0)
                     {
@@ -308,7 +272,8 @@ final class TcpPort implements TransportPort
         }
     }
 
-    private void selected(final SelectionKey k)
+    /** A key selected by any of the port's selectors: its socket is ready. Under {@link #progress}. */
+    void selected(final SelectionKey k)
     {
         final Io x = (Io) k.attachment();
         try
@@ -384,6 +349,19 @@ final class TcpPort implements TransportPort
             LOG.log(System.Logger.Level.ERROR, "tcp: " + x + " failed", e);
             x.failed();
         }
+    }
+
+    /** Whether tasks or scheduled channels wait for progress. */
+    boolean hasWork()
+    {
+        return !tasks.isEmpty() || !ready.isEmpty();
+    }
+
+    /** Runs the queued tasks and scheduled channels. Under {@link #progress}. */
+    void runWork()
+    {
+        runTasks();
+        drainReady();
     }
 
     private void runTasks()
@@ -492,31 +470,6 @@ final class TcpPort implements TransportPort
         }
     }
 
-    /** Registers an established channel for reading by polling consumers. Under {@link #progress}. */
-    SelectionKey registerForPolling(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
-    {
-        final SelectionKey k = channel.register(pollSelector, SelectionKey.OP_READ, x);
-        final TcpChannel[] more = Arrays.copyOf(channels, channels.length + 1);
-        more[channels.length] = x;
-        channels = more;
-        return k;
-    }
-
-    /** Registers an established channel for a waiter that blocks in the transport. Under {@link #progress}. */
-    SelectionKey registerForWaiting(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
-    {
-        final SelectionKey k = channel.register(waitSelector, SelectionKey.OP_READ, x);
-        // a select in progress would not watch the new connection
-        wakeWaiter();
-        return k;
-    }
-
-    /** True while a consumer is blocked in (or entering) {@link #awaitProgress}; for tests. */
-    boolean hasWaiter()
-    {
-        return waiter.get() != null;
-    }
-
     /**
      * Blocks the calling consumer (an EVD waiter that would park) in a select over the IA's
      * connections instead, then makes the progress that woke it: the bytes that arrive wake
@@ -526,124 +479,19 @@ final class TcpPort implements TransportPort
     @Override
     public boolean awaitProgress(final long nanos)
     {
-        final Thread me = Thread.currentThread();
-        if (closed || progress.isHeldByCurrentThread() || !waiter.compareAndSet(null, me))
-        {
-            return false;
-        }
-        try
-        {
-            if (!quiet)
-            {
-                // the I/O thread watches for reads: let it see the waiter and stop first
-                wake();
-            }
-            final long millis = Math.max(1, Math.min(TICK_MILLIS, (nanos + 999_999) / 1_000_000));
-            if (waitSelector.select(millis) > 0 || !tasks.isEmpty() || !ready.isEmpty())
-            {
-                progress.lock();
-                try
-                {
-                    final var keys = waitSelector.selectedKeys();
-                    for (final SelectionKey k : keys)
-                    {
-                        selected(k);
-                    }
-                    keys.clear();
-                    runTasks();
-                    drainReady();
-                }
-                finally
-                {
-                    progress.unlock();
-                }
-            }
-        }
-        catch (final IOException | ClosedSelectorException e)
-        {
-            // the port closed: the EVD finds out why
-        }
-        finally
-        {
-            polledAt = System.nanoTime();
-            waiter.set(null);
-        }
-        return true;
+        return consumers.awaitProgress(nanos);
     }
 
     @Override
     public void wakeWaiter()
     {
-        final Thread w = waiter.get();
-        if (w != null && w != Thread.currentThread())
-        {
-            try
-            {
-                waitSelector.wakeup();
-            }
-            catch (final ClosedSelectorException e)
-            {
-                // closed: the waiter returns anyway
-            }
-        }
-    }
-
-    /** An established channel ended. Under {@link #progress}. */
-    void unregisterForPolling(final TcpChannel x)
-    {
-        for (int i = 0; i < channels.length; i++)
-        {
-            if (channels[i] == x)
-            {
-                final TcpChannel[] fewer = new TcpChannel[channels.length - 1];
-                System.arraycopy(channels, 0, fewer, 0, i);
-                System.arraycopy(channels, i + 1, fewer, i, fewer.length - i);
-                channels = fewer;
-                return;
-            }
-        }
-    }
-
-    /**
-     * A channel registered with the poll and wait selectors was closed. Its socket is released
-     * only once each of them has selected since (a closed channel stays registered until then,
-     * see {@link java.nio.channels.Selector}), and they select only while consumers poll more than
-     * {@value #DIRECT_POLL_MAX} connections or block in {@link #awaitProgress}: let them select
-     * now, or every connection of a long-lived IA keeps a file descriptor. Under {@link #progress}.
-     */
-    void released()
-    {
-        if (inPollSelect)
-        {
-            releaseDeferred = true;
-            return;
-        }
-        try
-        {
-            pollSelector.selectNow(IGNORE);
-            if (waiter.get() == null)
-            {
-                // a waiter blocked in it releases the channel when its select ends; one that
-                // starts just now is woken, so that this selection does not wait for it
-                waitSelector.wakeup();
-                waitSelector.selectNow(IGNORE);
-            }
-        }
-        catch (final IOException | ClosedSelectorException e)
-        {
-            // the port closed: closing the selectors released everything
-        }
+        consumers.wakeWaiter();
     }
 
     @Override
     public void pollingStopped()
     {
-        polledAt = System.nanoTime() - 2 * QUIET_NANOS;
-        if (quiet)
-        {
-            // the I/O thread is not watching for reads: make it look again now
-            wake();
-        }
+        consumers.pollingStopped();
     }
 
     /**
@@ -653,70 +501,7 @@ final class TcpPort implements TransportPort
     @Override
     public int poll()
     {
-        final long now = System.nanoTime();
-        if (now - polledAt > QUIET_NANOS / 64)
-        {
-            polledAt = now;
-        }
-        // the I/O thread waiting for the lock goes first: a consumer polling in a tight loop
-        // would otherwise keep it out (the lock is not fair) and starve ticks and tasks
-        if (closed || progress.hasQueuedThreads() || progress.isHeldByCurrentThread() || !progress.tryLock())
-        {
-            return 0;
-        }
-        try
-        {
-            final TcpChannel[] these = channels;
-            int n = 0;
-            if (these.length <= DIRECT_POLL_MAX)
-            {
-                for (final TcpChannel c : these)
-                {
-                    try
-                    {
-                        n += c.pollDirect();
-                    }
-                    catch (final RuntimeException e)
-                    {
-                        LOG.log(System.Logger.Level.ERROR, "tcp: " + c + " failed", e);
-                        c.failed();
-                    }
-                }
-            }
-            else
-            {
-                // a channel that ends inside this selection is released after it (no nested select)
-                inPollSelect = true;
-                try
-                {
-                    n = pollSelector.selectNow(this::selected);
-                }
-                finally
-                {
-                    inPollSelect = false;
-                }
-                if (releaseDeferred)
-                {
-                    releaseDeferred = false;
-                    released();
-                }
-            }
-            if (!tasks.isEmpty() || !ready.isEmpty())
-            {
-                n++;
-                runTasks();
-                drainReady();
-            }
-            return n;
-        }
-        catch (final IOException | ClosedSelectorException e)
-        {
-            return 0;
-        }
-        finally
-        {
-            progress.unlock();
-        }
+        return consumers.poll();
     }
 
     /** Registers a socket with the selector. I/O thread. */
@@ -788,16 +573,7 @@ final class TcpPort implements TransportPort
         {
             Sockets.configure(s, transport.livenessMillis);
             final TcpRequest r = new TcpRequest(this, s, l, System.nanoTime() + transport.mpaTimeoutNanos);
-            TcpRequest oldest = null;
-            synchronized (halfOpen)
-            {
-                if (halfOpen.size() >= transport.maxHalfOpen)
-                {
-                    oldest = halfOpen.removeFirst();
-                    startupEvictions++;
-                }
-                halfOpen.add(r);
-            }
+            final TcpRequest oldest = halfOpen.add(r);
             if (oldest != null)
             {
                 oldest.startupFailed();
@@ -814,28 +590,19 @@ final class TcpPort implements TransportPort
     /** A request's MPA Request arrived, or it ended: it no longer counts as half open. */
     void startupEnded(final TcpRequest r)
     {
-        synchronized (halfOpen)
-        {
-            halfOpen.remove(r);
-        }
+        halfOpen.ended(r);
     }
 
     /** A listener's accept failed. */
     void acceptFailed()
     {
-        synchronized (halfOpen)
-        {
-            acceptFailures++;
-        }
+        halfOpen.acceptFailed();
     }
 
     /** A request did not send its MPA Request within {@code mpa_timeout_ms}. */
     void startupTimedOut()
     {
-        synchronized (halfOpen)
-        {
-            startupTimeouts++;
-        }
+        halfOpen.timedOut();
     }
 
     // ---------------------------------------------------------------- TransportPort
@@ -856,34 +623,10 @@ final class TcpPort implements TransportPort
             new NamedAttr("jdat.tcp.mss", transport.mss == 0 ? "auto" : Integer.toString(transport.mss)),
             new NamedAttr("jdat.tcp.mpa_timeout_ms", Long.toString(transport.mpaTimeoutNanos / 1_000_000)),
             new NamedAttr("jdat.tcp.max_half_open", Integer.toString(transport.maxHalfOpen)),
-            new NamedAttr("jdat.tcp.half_open", Integer.toString(halfOpenNow())),
-            new NamedAttr("jdat.tcp.half_open_timed_out", Long.toString(counter(true))),
-            new NamedAttr("jdat.tcp.half_open_displaced", Long.toString(counter(false))),
-            new NamedAttr("jdat.tcp.accept_failures", Long.toString(acceptFailures())));
-    }
-
-    private long acceptFailures()
-    {
-        synchronized (halfOpen)
-        {
-            return acceptFailures;
-        }
-    }
-
-    private int halfOpenNow()
-    {
-        synchronized (halfOpen)
-        {
-            return halfOpen.size();
-        }
-    }
-
-    private long counter(final boolean timeouts)
-    {
-        synchronized (halfOpen)
-        {
-            return timeouts ? startupTimeouts : startupEvictions;
-        }
+            new NamedAttr("jdat.tcp.half_open", Integer.toString(halfOpen.size())),
+            new NamedAttr("jdat.tcp.half_open_timed_out", Long.toString(halfOpen.timeouts())),
+            new NamedAttr("jdat.tcp.half_open_displaced", Long.toString(halfOpen.evictions())),
+            new NamedAttr("jdat.tcp.accept_failures", Long.toString(halfOpen.acceptFailures())));
     }
 
     @Override
@@ -923,62 +666,14 @@ final class TcpPort implements TransportPort
             throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.invalidArg(2),
                 "a tcp connection qualifier is a TCP port, 1..65535, not " + connQual);
         }
-        final ServerSocketChannel s = openServer();
-        try
-        {
-            s.bind(new InetSocketAddress(bind, (int) connQual), transport.backlog);
-        }
-        catch (final BindException e)
-        {
-            Sockets.close(s);
-            throw new DatException(DatReturnType.CONN_QUAL_IN_USE,
-                "TCP port " + connQual + " of " + bind.getHostAddress() + " is in use (" + e.getMessage() + ")");
-        }
-        catch (final IOException e)
-        {
-            Sockets.close(s);
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                "cannot listen on TCP port " + connQual + ": " + e);
-        }
-        return started(new TcpListener(this, s, connQual, handler));
+        return started(TcpListener.bind(this, (int) connQual, handler));
     }
 
     @Override
     public Listener listenAny(final ListenHandler handler)
     {
         checkOpen();
-        final ServerSocketChannel s = openServer();
-        final long qual;
-        try
-        {
-            // port 0: the kernel picks a free ephemeral port
-            s.bind(new InetSocketAddress(bind, 0), transport.backlog);
-            qual = ((InetSocketAddress) s.getLocalAddress()).getPort();
-        }
-        catch (final IOException e)
-        {
-            Sockets.close(s);
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE,
-                "no free TCP port on " + bind.getHostAddress() + ": " + e.getMessage());
-        }
-        return started(new TcpListener(this, s, qual, handler));
-    }
-
-    private ServerSocketChannel openServer()
-    {
-        try
-        {
-            final ServerSocketChannel s = ServerSocketChannel.open(family);
-            s.configureBlocking(false);
-            // a new listener may take over a port whose old connections linger in TIME_WAIT
-            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            return s;
-        }
-        catch (final IOException e)
-        {
-            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                "cannot open a listening socket: " + e);
-        }
+        return started(TcpListener.bindAny(this, handler));
     }
 
     private TcpListener started(final TcpListener l)
@@ -1145,8 +840,7 @@ final class TcpPort implements TransportPort
         try
         {
             selector.close();
-            pollSelector.close();
-            waitSelector.close();
+            consumers.close();
         }
         catch (final IOException e)
         {

@@ -165,11 +165,11 @@ class InlineProgressTest
         // the first waiter holds the transport once it registered itself (a fixed sleep was not
         // enough on a loaded machine: this thread could get there first)
         final long registered = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!serverPort.hasWaiter() && System.nanoTime() - registered < 0)
+        while (!serverPort.consumers.hasWaiter() && System.nanoTime() - registered < 0)
         {
             Thread.sleep(1);
         }
-        assertTrue(serverPort.hasWaiter(), "the first waiter never blocked in the transport");
+        assertTrue(serverPort.consumers.hasWaiter(), "the first waiter never blocked in the transport");
         assertFalse(serverPort.awaitProgress(TimeUnit.SECONDS.toNanos(1)), "two waiters blocked in the transport");
         serverPort.wakeWaiter();
         final long nanos = waited.get(10, TimeUnit.SECONDS);

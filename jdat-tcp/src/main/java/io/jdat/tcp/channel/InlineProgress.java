@@ -1,0 +1,293 @@
+package io.jdat.tcp.channel;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * The consumers' side of a {@link TcpPort}'s progress: an EVD poller reads the IA's connections
+ * on its own thread ({@link #poll}), and one EVD waiter blocks in a select over them instead of
+ * parking ({@link #awaitProgress}), so that arriving bytes wake the thread that wants them. While
+ * consumers do this, the I/O thread leaves reading to them ({@link #active}). Two selectors of
+ * their own watch the established channels for reading: one only ever {@code selectNow}ed by
+ * pollers, one for the waiter.
+ */
+final class InlineProgress
+{
+    /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
+    static final long QUIET_NANOS = 1_000_000;
+    /**
+     * Up to this many connections, a polling consumer reads each of them directly (a read that
+     * finds nothing costs what a selectNow does, and one that finds bytes saves the selectNow);
+     * beyond, it asks the polling selector which ones have bytes.
+     */
+    private static final int DIRECT_POLL_MAX = 4;
+    /** For selections that only release closed channels: readiness is level-triggered, nothing is lost. */
+    private static final Consumer<SelectionKey> IGNORE = k ->
+    {
+    };
+    private static final TcpChannel[] NO_CHANNELS = {};
+    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
+
+    private final TcpPort port;
+    /** The established channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}. */
+    private final Selector pollSelector;
+    /** The same channels again, for the one consumer that blocks here instead of parking ({@link #awaitProgress}). */
+    private final Selector waitSelector;
+    /** The consumer thread blocked in {@link #awaitProgress}, if any. */
+    private final AtomicReference<Thread> waiter = new AtomicReference<>();
+    /** When a consumer last polled ({@link #poll}); written at most every few microseconds. */
+    private volatile long polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+    /** The established connections, copied on change. Under the progress lock. */
+    private TcpChannel[] channels = NO_CHANNELS;
+    /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under the progress lock. */
+    private boolean inPollSelect;
+    private boolean releaseDeferred;
+
+    /** Takes over both selectors (the port closes them). */
+    InlineProgress(final TcpPort port, final Selector pollSelector, final Selector waitSelector)
+    {
+        this.port = port;
+        this.pollSelector = pollSelector;
+        this.waitSelector = waitSelector;
+    }
+
+    /** Whether consumers read the connections now: one polled within {@link #QUIET_NANOS}, or one waits here. */
+    boolean active()
+    {
+        return System.nanoTime() - polledAt < QUIET_NANOS || waiter.get() != null;
+    }
+
+    /** Registers an established channel for reading by polling consumers. Under the progress lock. */
+    SelectionKey registerForPolling(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
+    {
+        final SelectionKey k = channel.register(pollSelector, SelectionKey.OP_READ, x);
+        final TcpChannel[] more = Arrays.copyOf(channels, channels.length + 1);
+        more[channels.length] = x;
+        channels = more;
+        return k;
+    }
+
+    /** Registers an established channel for a waiter that blocks in the transport. Under the progress lock. */
+    SelectionKey registerForWaiting(final SelectableChannel channel, final TcpChannel x) throws ClosedChannelException
+    {
+        final SelectionKey k = channel.register(waitSelector, SelectionKey.OP_READ, x);
+        // a select in progress would not watch the new connection
+        wakeWaiter();
+        return k;
+    }
+
+    /** True while a consumer is blocked in (or entering) {@link #awaitProgress}; for tests. */
+    boolean hasWaiter()
+    {
+        return waiter.get() != null;
+    }
+
+    /** See {@link TcpPort#awaitProgress}. */
+    boolean awaitProgress(final long nanos)
+    {
+        final Thread me = Thread.currentThread();
+        if (port.closed || port.progress.isHeldByCurrentThread() || !waiter.compareAndSet(null, me))
+        {
+            return false;
+        }
+        try
+        {
+            if (!port.quiet)
+            {
+                // the I/O thread watches for reads: let it see the waiter and stop first
+                port.wake();
+            }
+            final long millis = Math.max(1, Math.min(TcpPort.TICK_MILLIS, (nanos + 999_999) / 1_000_000));
+            if (waitSelector.select(millis) > 0 || port.hasWork())
+            {
+                port.progress.lock();
+                try
+                {
+                    final var keys = waitSelector.selectedKeys();
+                    for (final SelectionKey k : keys)
+                    {
+                        port.selected(k);
+                    }
+                    keys.clear();
+                    port.runWork();
+                }
+                finally
+                {
+                    port.progress.unlock();
+                }
+            }
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            // the port closed: the EVD finds out why
+        }
+        finally
+        {
+            polledAt = System.nanoTime();
+            waiter.set(null);
+        }
+        return true;
+    }
+
+    void wakeWaiter()
+    {
+        final Thread w = waiter.get();
+        if (w != null && w != Thread.currentThread())
+        {
+            try
+            {
+                waitSelector.wakeup();
+            }
+            catch (final ClosedSelectorException e)
+            {
+                // closed: the waiter returns anyway
+            }
+        }
+    }
+
+    /** An established channel ended. Under the progress lock. */
+    void unregisterForPolling(final TcpChannel x)
+    {
+        for (int i = 0; i < channels.length; i++)
+        {
+            if (channels[i] == x)
+            {
+                final TcpChannel[] fewer = new TcpChannel[channels.length - 1];
+                System.arraycopy(channels, 0, fewer, 0, i);
+                System.arraycopy(channels, i + 1, fewer, i, fewer.length - i);
+                channels = fewer;
+                return;
+            }
+        }
+    }
+
+    /**
+     * A channel registered with the poll and wait selectors was closed. Its socket is released
+     * only once each of them has selected since (a closed channel stays registered until then,
+     * see {@link java.nio.channels.Selector}), and they select only while consumers poll more than
+     * {@value #DIRECT_POLL_MAX} connections or block in {@link #awaitProgress}: let them select
+     * now, or every connection of a long-lived IA keeps a file descriptor. Under the progress lock.
+     */
+    void released()
+    {
+        if (inPollSelect)
+        {
+            releaseDeferred = true;
+            return;
+        }
+        try
+        {
+            pollSelector.selectNow(IGNORE);
+            if (waiter.get() == null)
+            {
+                // a waiter blocked in it releases the channel when its select ends; one that
+                // starts just now is woken, so that this selection does not wait for it
+                waitSelector.wakeup();
+                waitSelector.selectNow(IGNORE);
+            }
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            // the port closed: closing the selectors released everything
+        }
+    }
+
+    void pollingStopped()
+    {
+        polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+        if (port.quiet)
+        {
+            // the I/O thread is not watching for reads: make it look again now
+            port.wake();
+        }
+    }
+
+    /** See {@link TcpPort#poll}. */
+    int poll()
+    {
+        final long now = System.nanoTime();
+        if (now - polledAt > QUIET_NANOS / 64)
+        {
+            polledAt = now;
+        }
+        // the I/O thread waiting for the lock goes first: a consumer polling in a tight loop
+        // would otherwise keep it out (the lock is not fair) and starve ticks and tasks
+        final var progress = port.progress;
+        if (port.closed || progress.hasQueuedThreads() || progress.isHeldByCurrentThread() || !progress.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            final TcpChannel[] these = channels;
+            int n = 0;
+            if (these.length <= DIRECT_POLL_MAX)
+            {
+                for (final TcpChannel c : these)
+                {
+                    try
+                    {
+                        n += c.pollDirect();
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        LOG.log(System.Logger.Level.ERROR, "tcp: " + c + " failed", e);
+                        c.failed();
+                    }
+                }
+            }
+            else
+            {
+                // a channel that ends inside this selection is released after it (no nested select)
+                inPollSelect = true;
+                try
+                {
+                    n = pollSelector.selectNow(port::selected);
+                }
+                finally
+                {
+                    inPollSelect = false;
+                }
+                if (releaseDeferred)
+                {
+                    releaseDeferred = false;
+                    released();
+                }
+            }
+            if (port.hasWork())
+            {
+                n++;
+                port.runWork();
+            }
+            return n;
+        }
+        catch (final IOException | ClosedSelectorException e)
+        {
+            return 0;
+        }
+        finally
+        {
+            progress.unlock();
+        }
+    }
+
+    /** Closes both selectors. */
+    void close() throws IOException
+    {
+        try
+        {
+            pollSelector.close();
+        }
+        finally
+        {
+            waitSelector.close();
+        }
+    }
+}
