@@ -1,0 +1,142 @@
+package io.jdat.tcp.channel;
+
+import static io.jdat.tcp.channel.TcpNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.RmrTriplet;
+import io.jdat.tcp.Mpa;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A connected peer that stops reading its socket (its kernel still acknowledges and advertises a
+ * shut window): Sends and RDMA Writes posted towards it fill the kernels' buffers and then wait in
+ * the endpoint's request queue, a post beyond {@code max_request_dtos} is refused with
+ * DAT_INSUFFICIENT_RESOURCES, and the connection breaks once the send made no progress for
+ * {@code liveness_ms}; every posted DTO completes exactly once, in posting order: those the kernel
+ * took with success, the others flushed.
+ */
+class TcpStoppedReaderTest
+{
+    private static final int QUEUE = 64;
+    private static final int SIZE = 256 << 10;
+    private static final long LIVENESS_MS = 2000;
+
+    @Test
+    void postsAreBoundedByTheRequestQueueAndTheConnectionBreaksAtTheLivenessBound() throws Exception
+    {
+        try (TcpNode node = TcpNode.open("liveness_ms=" + LIVENESS_MS))
+        {
+            final EventDispatcher crEvd = node.evd(8, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = node.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            final EpAttr attr = new EpAttr();
+            attr.maxRequestDtos = QUEUE;
+            final TcpNode.Ep ep = node.ep(attr);
+            final Lmr mem = node.lmr(SIZE);
+            ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
+            ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 901, 0);
+            try (RawPeer raw = RawPeer.connect(psp.connQual()))
+            {
+                raw.write(RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(4, 4), null));
+                next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(ep.ep(), null);
+                next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                raw.readFrame(false);
+                // the initiator speaks first; from here on it reads nothing
+                raw.send(RawMessage.send(1, new byte[8]));
+                assertEquals(DtoStatus.SUCCESS, next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT).dto.status);
+
+                final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
+                final DatEvent ev = new DatEvent();
+                long posted = 0;
+                long done = 0;
+                long ok = 0;
+                long lastOkAt = System.nanoTime();
+                boolean refusedFull = false;
+                long flushedFirst = -1;
+                final long start = System.nanoTime();
+                while (done < posted || posted == 0)
+                {
+                    // keep the request queue full while the connection lasts: posting goes on
+                    // until the engine refuses, which it does only with the queue full (completions
+                    // not dequeued yet have left it); once the peer's window is shut, at exactly
+                    // max_request_dtos outstanding
+                    while (flushedFirst < 0)
+                    {
+                        try
+                        {
+                            post(ep, iov, posted);
+                        }
+                        catch (final DatException e)
+                        {
+                            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.type(), e.toString());
+                            assertTrue(posted - done >= QUEUE, "refused with " + (posted - done) + " outstanding");
+                            refusedFull |= posted - done == QUEUE;
+                            break;
+                        }
+                        posted++;
+                    }
+                    final DatStatus s = ep.req().wait(LIVENESS_MS * 3 * 1000, 1, ev, new DatCount());
+                    assertEquals(DatStatus.SUCCESS, s, "a posted DTO never completed");
+                    assertEquals(done, ev.dto.userCookie, "each DTO once, in posting order");
+                    done++;
+                    if (ev.dto.status == DtoStatus.SUCCESS)
+                    {
+                        assertTrue(flushedFirst < 0, "a success after a flush: " + ev);
+                        ok++;
+                        lastOkAt = System.nanoTime();
+                    }
+                    else
+                    {
+                        assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
+                        if (flushedFirst < 0)
+                        {
+                            flushedFirst = System.nanoTime();
+                        }
+                    }
+                    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "the stream took too long");
+                }
+                assertTrue(refusedFull, "no post was refused with exactly the queue outstanding");
+                assertTrue(flushedFirst > 0, "nothing was flushed: " + ok + " of " + posted + " sent");
+                assertTrue(ok < posted - QUEUE / 2, "the kernels took almost everything: " + ok + " of " + posted);
+                final DatEvent end = next(ep.conn());
+                assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
+                // the bound counts from the last bytes the kernel took, which may follow the last
+                // message it took whole
+                final long ms = TimeUnit.NANOSECONDS.toMillis(flushedFirst - lastOkAt);
+                assertTrue(ms >= LIVENESS_MS - 100 && ms < LIVENESS_MS + 3000, "broken " + ms + " ms after the "
+                    + "last completion");
+                assertEquals(DatStatus.QUEUE_EMPTY, ep.req().dequeue(new DatEvent()), "a completion too many");
+                final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+                assertEquals(901, recv.dto.userCookie);
+            }
+        }
+    }
+
+    private static void post(final TcpNode.Ep ep, final LmrTriplet[] iov, final long cookie)
+    {
+        if (cookie % 2 == 0)
+        {
+            ep.ep().postSend(1, iov, cookie, 0);
+        }
+        else
+        {
+            ep.ep().postRdmaWrite(1, iov, cookie, new RmrTriplet(0x1234, 0, SIZE), 0);
+        }
+    }
+}
