@@ -6,7 +6,6 @@ module io.jdat.shm
 {
     // the transport implements channel SPI types of the engine
     requires transitive io.jdat.core;
-    requires org.jctools.core;
 
     exports io.jdat.shm;
 

@@ -4,14 +4,14 @@ import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.OutboundQueue;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.SentLog;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
-import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 
 /**
  * One end of an established {@code shm} connection. Posting only enqueues (lock-free); progress
@@ -36,7 +36,6 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
  */
 final class ShmChannel implements Channel, Work
 {
-    private static final Object CLOSE = new Object();
     private static final int RX_BUDGET = 64;
     /** The most bytes one direct record names. */
     private static final int DIRECT_MAX = 1 << 30;
@@ -59,7 +58,7 @@ final class ShmChannel implements Channel, Work
     private final MemorySegment rxData;
     private final int maxChunk;
     private final long directMin;
-    private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
+    private final OutboundQueue outbound = new OutboundQueue();
     private volatile boolean finished;
     private volatile boolean abortRequested;
     private volatile boolean closeRequested;
@@ -81,10 +80,7 @@ final class ShmChannel implements Channel, Work
     private final Arena[] peerArena = new Arena[PEER_MEMORIES];
     private int peerNext;
     /** Messages written and not yet consumed by the peer, with the ring position after each. */
-    private OutboundMessage[] sentMsg = new OutboundMessage[64];
-    private long[] sentEnd = new long[64];
-    private int sentFirst;
-    private int sentCount;
+    private final SentLog sent = new SentLog();
     private long closeEnd;
     private long closeDeadline;
     private long nextLiveness;
@@ -156,7 +152,7 @@ final class ShmChannel implements Channel, Work
         {
             terminateRequested = true;
             closeRequested = true;
-            outbound.offer(info);
+            outbound.offerTerminate(info);
             port.flush(this);
         }
     }
@@ -167,7 +163,7 @@ final class ShmChannel implements Channel, Work
         if (!finished)
         {
             closeRequested = true;
-            outbound.offer(CLOSE);
+            outbound.offerClose();
             port.flush(this);
         }
     }
@@ -210,7 +206,7 @@ final class ShmChannel implements Channel, Work
     public boolean quiet()
     {
         return !finished && state == OPEN && !abortRequested && !closeRequested && current == null && outbound.isEmpty()
-            && !rx.published() && (sentCount == 0 || !tx.headMoved());
+            && !rx.published() && (sent.isEmpty() || !tx.headMoved());
     }
 
     @Override
@@ -295,7 +291,7 @@ final class ShmChannel implements Channel, Work
                 current = null;
                 continue;
             }
-            if (m == CLOSE)
+            if (OutboundQueue.isClose(m))
             {
                 final long at = tx.claim(Frame.HEADER);
                 if (at < 0)
@@ -314,7 +310,7 @@ final class ShmChannel implements Channel, Work
                 {
                     break;
                 }
-                pushSent(om, tx.position());
+                sent.add(om, tx.position());
             }
             current = null;
             n++;
@@ -509,27 +505,6 @@ final class ShmChannel implements Channel, Work
         }
     }
 
-    private void pushSent(final OutboundMessage m, final long end)
-    {
-        if (sentCount == sentMsg.length)
-        {
-            final OutboundMessage[] msgs = new OutboundMessage[sentCount * 2];
-            final long[] ends = new long[sentCount * 2];
-            for (int i = 0; i < sentCount; i++)
-            {
-                msgs[i] = sentMsg[(sentFirst + i) % sentCount];
-                ends[i] = sentEnd[(sentFirst + i) % sentCount];
-            }
-            sentMsg = msgs;
-            sentEnd = ends;
-            sentFirst = 0;
-        }
-        final int i = (sentFirst + sentCount) % sentMsg.length;
-        sentMsg[i] = m;
-        sentEnd[i] = end;
-        sentCount++;
-    }
-
     /** Delivers the peer's records to the engine, at most {@code budget} of them. */
     private int receive(final int budget)
     {
@@ -680,18 +655,15 @@ final class ShmChannel implements Channel, Work
     /** Reports the messages whose last record the peer consumed; ends a graceful close. */
     private int reap()
     {
-        if (sentCount == 0 && state != CLOSING)
+        if (sent.isEmpty() && state != CLOSING)
         {
             return 0;
         }
         final long consumed = tx.consumed();
         int n = 0;
-        while (sentCount > 0 && sentEnd[sentFirst] - consumed <= 0)
+        OutboundMessage m;
+        while ((m = sent.takeReached(consumed)) != null)
         {
-            final OutboundMessage m = sentMsg[sentFirst];
-            sentMsg[sentFirst] = null;
-            sentFirst = (sentFirst + 1) % sentMsg.length;
-            sentCount--;
             n++;
             handler.onSent(m);
             if (abortRequested || state == DONE)
@@ -762,7 +734,7 @@ final class ShmChannel implements Channel, Work
     /** Whether records or messages of ours waited {@code stall_ms} with the peer consuming nothing. */
     private boolean stalled(final long now)
     {
-        if (sentCount == 0 && current == null)
+        if (sent.isEmpty() && current == null)
         {
             stallWatched = false;
             return false;
@@ -795,12 +767,9 @@ final class ShmChannel implements Channel, Work
             // a wrecked or unmapped ring: nothing more can be told apart
             return;
         }
-        while (report && sentCount > 0 && sentEnd[sentFirst] - cut <= 0 && state != DONE)
+        OutboundMessage m;
+        while (report && state != DONE && (m = sent.takeReached(cut)) != null)
         {
-            final OutboundMessage m = sentMsg[sentFirst];
-            sentMsg[sentFirst] = null;
-            sentFirst = (sentFirst + 1) % sentMsg.length;
-            sentCount--;
             handler.onSent(m);
         }
     }
@@ -846,8 +815,7 @@ final class ShmChannel implements Channel, Work
         state = DONE;
         finished = true;
         current = null;
-        Arrays.fill(sentMsg, null);
-        sentCount = 0;
+        sent.clear();
         try
         {
             file.markGone(active, gone);

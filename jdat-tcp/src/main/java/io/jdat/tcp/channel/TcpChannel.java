@@ -4,10 +4,11 @@ import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.OutboundMessage;
+import io.jdat.engine.channel.OutboundQueue;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.engine.channel.SentLog;
 import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateInfo;
-import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.FpduWrite;
@@ -18,9 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 
 /**
  * One established {@code tcp} connection in FPDU mode. Posting enqueues (lock-free); then whoever
@@ -50,7 +49,6 @@ import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
  */
 final class TcpChannel extends Io implements Channel
 {
-    private static final Object CLOSE = new Object();
     /** The RFC 6581 ready-to-receive message: a zero-length RDMA Write, STag 0, TO 0. */
     private static final OutboundMessage RTR = new OutboundMessage(0).describeWrite(0, 0);
 
@@ -70,7 +68,7 @@ final class TcpChannel extends Io implements Channel
     private final FpduEncoder encoder;
     private final FpduDecoder decoder;
     private final Inbound inbound = new Inbound();
-    private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
+    private final OutboundQueue outbound = new OutboundQueue();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final long livenessNanos;
     private volatile boolean finished;
@@ -123,11 +121,8 @@ final class TcpChannel extends Io implements Channel
     private long writtenAtLook;
     private long queuedAtLook = -1;
     private long deadline;
-    /** Messages encoded and not yet reported, with the stream position after each: a power-of-two ring. */
-    private OutboundMessage[] sentMsg = new OutboundMessage[64];
-    private long[] sentEnd = new long[64];
-    private int sentFirst;
-    private int sentCount;
+    /** Messages encoded and not yet reported, with the stream position after each. */
+    private final SentLog sent = new SentLog();
 
     /**
      * @param active   the initiator (sends at once) or the responder (waits for the first FPDU)
@@ -284,7 +279,7 @@ final class TcpChannel extends Io implements Channel
     {
         if (!finished)
         {
-            outbound.offer(info);
+            outbound.offerTerminate(info);
             flush();
         }
     }
@@ -294,7 +289,7 @@ final class TcpChannel extends Io implements Channel
     {
         if (!finished)
         {
-            outbound.offer(CLOSE);
+            outbound.offerClose();
             flush();
         }
     }
@@ -614,7 +609,7 @@ final class TcpChannel extends Io implements Channel
         current = null;
         closeQueued = false;
         outbound.clear();
-        dropSent();
+        sent.clear();
         txOpen = true;
         tell(CloseReason.BROKEN);
         transmit();
@@ -716,7 +711,7 @@ final class TcpChannel extends Io implements Channel
                     terminate = t;
                     break;
                 }
-                if (m == CLOSE)
+                if (OutboundQueue.isClose(m))
                 {
                     closeQueued = true;
                     break;
@@ -732,7 +727,7 @@ final class TcpChannel extends Io implements Channel
             {
                 break;
             }
-            pushSent(current, written + tx.remaining());
+            sent.add(current, written + tx.remaining());
             current = null;
         }
         if (terminate != null && !terminateEncoded)
@@ -752,38 +747,12 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
-    private void pushSent(final OutboundMessage m, final long end)
-    {
-        if (sentCount == sentMsg.length)
-        {
-            final int n = sentCount * 2;
-            final OutboundMessage[] msgs = new OutboundMessage[n];
-            final long[] ends = new long[n];
-            for (int i = 0; i < sentCount; i++)
-            {
-                final int at = (sentFirst + i) & (sentMsg.length - 1);
-                msgs[i] = sentMsg[at];
-                ends[i] = sentEnd[at];
-            }
-            sentMsg = msgs;
-            sentEnd = ends;
-            sentFirst = 0;
-        }
-        final int at = (sentFirst + sentCount) & (sentMsg.length - 1);
-        sentMsg[at] = m;
-        sentEnd[at] = end;
-        sentCount++;
-    }
-
     /** Reports the messages whose last byte the kernel took, in post order. */
     private void reap()
     {
-        while (sentCount > 0 && sentEnd[sentFirst] - written <= 0)
+        OutboundMessage m;
+        while ((m = sent.takeReached(written)) != null)
         {
-            final OutboundMessage m = sentMsg[sentFirst];
-            sentMsg[sentFirst] = null;
-            sentFirst = (sentFirst + 1) & (sentMsg.length - 1);
-            sentCount--;
             if (m != RTR && !aborted)
             {
                 handler.onSent(m);
@@ -795,13 +764,6 @@ final class TcpChannel extends Io implements Channel
         }
     }
 
-    private void dropSent()
-    {
-        Arrays.fill(sentMsg, null);
-        sentCount = 0;
-        sentFirst = 0;
-    }
-
     /** The Terminate left: FIN, the engine hears BROKEN, and the socket drains until the peer closes. */
     private void afterTerminate()
     {
@@ -810,7 +772,7 @@ final class TcpChannel extends Io implements Channel
         finished = true;
         deadline = System.nanoTime() + port.transport.closeTimeoutNanos;
         outbound.clear();
-        dropSent();
+        sent.clear();
         want(SelectionKey.OP_READ);
         tell(CloseReason.BROKEN);
     }
@@ -860,7 +822,7 @@ final class TcpChannel extends Io implements Channel
         port.consumers.released();
         outbound.clear();
         current = null;
-        dropSent();
+        sent.clear();
         if (reason != null)
         {
             tell(reason);
