@@ -51,8 +51,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DapltestClient
 {
     private static final long CTRL_COOKIE = 0xc0;
-    private static final long RMI_COOKIE = 0xd0;
-    private static final long SYNC_COOKIE = 0xe0;
 
     private DapltestClient()
     {
@@ -159,7 +157,7 @@ final class DapltestClient
         return checks.get();
     }
 
-    /** One client thread: its endpoints, their buffers, and the op list run over them. */
+    /** One client thread: its endpoints, connected one after the other, and the op list run over them. */
     private static final class Worker
     {
         private final int thread;
@@ -167,7 +165,7 @@ final class DapltestClient
         private final CyclicBarrier ready;
         private final AtomicLong checks;
         private final long timeoutMicros;
-        private final List<Ep> eps = new ArrayList<>();
+        private final List<DapltestEndpoint> eps = new ArrayList<>();
 
         Worker(final Node node, final int thread, final IaAddress address, final long basePort,
             final TransactionParams p, final long timeoutMicros, final long settleMillis, final CyclicBarrier ready,
@@ -178,25 +176,27 @@ final class DapltestClient
             this.ready = ready;
             this.checks = checks;
             this.timeoutMicros = timeoutMicros;
-            for (int e = 0; e < p.eps(); e++)
+            try
             {
-                final Ep ep = connect(node, address, basePort + e, e);
-                eps.add(ep);
-                settle(settleMillis);
-                ep.exchangeRmi();
+                for (int e = 0; e < p.eps(); e++)
+                {
+                    final DapltestEndpoint ep = connect(node, address, basePort + e, e);
+                    eps.add(ep);
+                    settle(settleMillis);
+                    ep.exchangeRmi();
+                }
+            }
+            catch (final RuntimeException x)
+            {
+                eps.forEach(ep -> ep.link.abort());
+                eps.forEach(DapltestEndpoint::free);
+                throw x;
             }
         }
 
         /**
-         * A connected endpoint. A dapltest server creates its test PSPs while the client already
-         * connects (and under emulation it is slow): a refused connection is tried again, on a
-         * new endpoint, until the timeout.
-         */
-        /**
-         * A pause between a test connection's ESTABLISHED and its first Send. dapltest's server
-         * (DAPL's cma provider over siw) now and then never completes the receive of a Send that
-         * arrives right after jdat's zero-length ready-to-receive Write, though siw has it; 300
-         * ms avoided that in every run tried (docs/interop.md).
+         * A pause between a test connection's ESTABLISHED and its first Send (see
+         * docs/interop.md); 0 for none.
          */
         private static void settle(final long millis)
         {
@@ -208,20 +208,26 @@ final class DapltestClient
             {
                 Thread.sleep(millis);
             }
-            catch (final InterruptedException x)
+            catch (final InterruptedException e)
             {
                 Thread.currentThread().interrupt();
                 throw new CheckFailed("interrupted");
             }
         }
 
-        private Ep connect(final Node node, final IaAddress address, final long port, final int e)
+        /**
+         * A connected endpoint. A dapltest server creates its test PSPs while the client already
+         * connects (and under emulation it is slow): a refused connection is tried again, on a
+         * new endpoint, until the timeout.
+         */
+        private DapltestEndpoint connect(final Node node, final IaAddress address, final long port, final int e)
         {
             final long deadline = System.nanoTime() + timeoutMicros * 1000;
             final byte[] pd = DapltestWire.TEST_EP_PRIVATE_DATA.getBytes(StandardCharsets.US_ASCII);
             while (true)
             {
-                final Ep ep = new Ep(node, thread, e, p, timeoutMicros);
+                final DapltestEndpoint ep = new DapltestEndpoint(node, false, "client thread " + thread + " ep " + e, p,
+                    timeoutMicros);
                 ep.link.ep.connect(address, port, timeoutMicros, pd, Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG);
                 final DatEvent ev = ep.link.nextConnectionEvent("connect to " + address + ":" + port);
                 if (ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
@@ -253,94 +259,8 @@ final class DapltestClient
         {
             try
             {
-                final int n = p.ops().size();
-                for (final Ep ep : eps)
-                {
-                    for (int k = 0; k < n; k++)
-                    {
-                        if (isRecv(k))
-                        {
-                            ep.postRecv(k);
-                        }
-                    }
-                }
-                if (p.validate())
-                {
-                    eps.forEach(ep -> ep.fill(0));
-                }
-                // the server's sync on every endpoint, every thread's, then ours
-                eps.forEach(ep -> ep.awaitSync("initial"));
-                awaitAllThreads();
-                eps.forEach(ep -> ep.sync("initial"));
-                for (int iter = 0; iter < p.iters(); iter++)
-                {
-                    final boolean last = iter == p.iters() - 1;
-                    if (last)
-                    {
-                        eps.forEach(Ep::postSyncRecv); // after every receive of this iteration
-                    }
-                    for (int k = 0; k < n; k++)
-                    {
-                        final TestOp op = p.ops().get(k);
-                        switch (op.type())
-                        {
-                            case RR, RW ->
-                            {
-                                if (op.byClient())
-                                {
-                                    for (final Ep ep : eps)
-                                    {
-                                        ep.postRdma(k, iter);
-                                    }
-                                    for (final Ep ep : eps)
-                                    {
-                                        ep.link.expectRequest(op.type() + " op " + k + " iteration " + iter,
-                                            cookie(iter, k), op.length());
-                                    }
-                                }
-                            }
-                            case SR ->
-                            {
-                                if (op.byClient())
-                                {
-                                    for (final Ep ep : eps)
-                                    {
-                                        ep.send(k, iter);
-                                    }
-                                    for (final Ep ep : eps)
-                                    {
-                                        ep.link.expectRequest("Send op " + k + " iteration " + iter, cookie(iter, k),
-                                            op.length());
-                                    }
-                                }
-                                else
-                                {
-                                    for (final Ep ep : eps)
-                                    {
-                                        ep.link.expectRecv("Recv op " + k + " iteration " + iter, cookie(0, k),
-                                            op.length());
-                                        if (!last)
-                                        {
-                                            ep.postRecv(k);
-                                        }
-                                    }
-                                }
-                                if (p.validate() && k == n - 3)
-                                {
-                                    for (final Ep ep : eps)
-                                    {
-                                        checks.addAndGet(ep.check(iter));
-                                        ep.fill(iter + 1);
-                                    }
-                                }
-                            }
-                        }
-                        checks.addAndGet(eps.size());
-                    }
-                }
-                eps.forEach(ep -> ep.awaitSync("final"));
-                eps.forEach(ep -> ep.sync("final"));
-                for (final Ep ep : eps)
+                new DapltestThread(false, p, eps, checks).run(this::awaitAllThreads);
+                for (final DapltestEndpoint ep : eps)
                 {
                     ep.link.abort();
                     ep.link.awaitDisconnected();
@@ -353,14 +273,8 @@ final class DapltestClient
             }
             finally
             {
-                eps.forEach(Ep::free);
+                eps.forEach(DapltestEndpoint::free);
             }
-        }
-
-        private boolean isRecv(final int k)
-        {
-            final TestOp op = p.ops().get(k);
-            return op.type() == TestOp.Type.SR && !op.byClient();
         }
 
         private void awaitAllThreads()
@@ -373,206 +287,6 @@ final class DapltestClient
             {
                 throw new CheckFailed("client thread " + thread + ": the other threads did not reach the sync ("
                     + e.getClass().getSimpleName() + ")");
-            }
-        }
-    }
-
-    private static long cookie(final int iter, final int k)
-    {
-        return (long) iter * DapltestWire.MAX_OPS + k;
-    }
-
-    /** One test endpoint of the client: its buffers per op, the RMI and sync buffers. */
-    private static final class Ep
-    {
-        final Link link;
-        final int index;
-        private final TransactionParams p;
-        private final Lmr[] buffers;
-        private final LmrTriplet[][] iov;
-        private final RmrTriplet[] remote;
-        private final Lmr small;
-        private final LmrTriplet[] one = {new LmrTriplet()};
-
-        Ep(final Node node, final int thread, final int index, final TransactionParams p, final long timeoutMicros)
-        {
-            this.index = index;
-            this.p = p;
-            final List<TestOp> ops = p.ops();
-            final EpAttr attr = new EpAttr();
-            final int segs = ops.stream().mapToInt(TestOp::segs).max().orElse(1);
-            attr.maxRecvDtos = ops.size() + 3;
-            attr.maxRequestDtos = ops.size() + 3;
-            attr.maxRecvIov = Math.max(attr.maxRecvIov, segs);
-            attr.maxRequestIov = Math.max(attr.maxRequestIov, segs);
-            attr.maxRdmaReadIov = Math.max(attr.maxRdmaReadIov, segs);
-            attr.maxRdmaWriteIov = Math.max(attr.maxRdmaWriteIov, segs);
-            this.link = node.link("client thread " + thread + " ep " + index, attr, p.mode(), timeoutMicros);
-            this.buffers = new Lmr[ops.size()];
-            this.iov = new LmrTriplet[ops.size()][];
-            this.remote = new RmrTriplet[ops.size()];
-            for (int k = 0; k < ops.size(); k++)
-            {
-                final TestOp op = ops.get(k);
-                buffers[k] = node.register(Math.max(1, op.length()), MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG
-                    | MemPriv.REMOTE_READ_FLAG | MemPriv.REMOTE_WRITE_FLAG);
-                iov[k] = new LmrTriplet[op.segs()];
-                for (int s = 0; s < op.segs(); s++)
-                {
-                    iov[k][s] = LmrTriplet.of(buffers[k], s * op.segSize(), op.segSize());
-                }
-            }
-            // RMI send, RMI recv, sync send, sync recv
-            this.small = node.register(2L * DapltestWire.RMI_SIZE + 2L * DapltestWire.SYNC_SIZE,
-                MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
-            one[0].set(small, DapltestWire.RMI_SIZE, DapltestWire.RMI_SIZE);
-            link.ep.postRecv(1, one, RMI_COOKIE, CompletionFlags.DEFAULT_FLAG);
-            postSyncRecv();
-        }
-
-        void postSyncRecv()
-        {
-            one[0].set(small, 2L * DapltestWire.RMI_SIZE + DapltestWire.SYNC_SIZE, DapltestWire.SYNC_SIZE);
-            link.ep.postRecv(1, one, SYNC_COOKIE, CompletionFlags.DEFAULT_FLAG);
-        }
-
-        /** Sends the table of what the server may read or write, then learns what it exposes. */
-        void exchangeRmi()
-        {
-            final List<long[]> entries = new ArrayList<>();
-            for (int k = 0; k < p.ops().size(); k++)
-            {
-                final TestOp op = p.ops().get(k);
-                entries.add(op.type() != TestOp.Type.SR && !op.byClient()
-                    ? new long[] {buffers[k].rmrContext(), buffers[k].registeredAddress()} : null);
-            }
-            DapltestWire.putRmi(small.memory(), entries);
-            one[0].set(small, 0, DapltestWire.RMI_SIZE);
-            link.ep.postSend(1, one, RMI_COOKIE, CompletionFlags.DEFAULT_FLAG);
-            link.expectRequest("Send of the remote memory table", RMI_COOKIE, DapltestWire.RMI_SIZE);
-            link.expectRecv("Recv of the server's remote memory table", RMI_COOKIE, DapltestWire.RMI_SIZE);
-            final MemorySegment got = small.memory().asSlice(DapltestWire.RMI_SIZE, DapltestWire.RMI_SIZE);
-            for (int k = 0; k < p.ops().size(); k++)
-            {
-                final TestOp op = p.ops().get(k);
-                if (op.type() != TestOp.Type.SR && op.byClient())
-                {
-                    final long[] e = DapltestWire.rmi(got, k);
-                    if (e[1] == 0)
-                    {
-                        throw new CheckFailed("remote memory table on " + link.name + ": the server exposes no buffer "
-                            + "for op " + k + " (" + op.type() + ")");
-                    }
-                    remote[k] = new RmrTriplet((int) e[0], e[1], op.length());
-                }
-            }
-        }
-
-        void awaitSync(final String which)
-        {
-            link.expectRecv("Recv of the server's " + which + " sync", SYNC_COOKIE, DapltestWire.SYNC_SIZE);
-        }
-
-        void sync(final String which)
-        {
-            one[0].set(small, 2L * DapltestWire.RMI_SIZE, DapltestWire.SYNC_SIZE);
-            link.ep.postSend(1, one, SYNC_COOKIE, CompletionFlags.DEFAULT_FLAG);
-            link.expectRequest("Send of the " + which + " sync", SYNC_COOKIE, DapltestWire.SYNC_SIZE);
-        }
-
-        void postRecv(final int k)
-        {
-            link.ep.postRecv(iov[k].length, iov[k], cookie(0, k), CompletionFlags.DEFAULT_FLAG);
-        }
-
-        void send(final int k, final int iter)
-        {
-            link.ep.postSend(iov[k].length, iov[k], cookie(iter, k), CompletionFlags.DEFAULT_FLAG);
-        }
-
-        void postRdma(final int k, final int iter)
-        {
-            final TestOp op = p.ops().get(k);
-            if (op.type() == TestOp.Type.RR)
-            {
-                link.ep.postRdmaRead(iov[k].length, iov[k], cookie(iter, k), remote[k], CompletionFlags.DEFAULT_FLAG);
-            }
-            else
-            {
-                link.ep.postRdmaWrite(iov[k].length, iov[k], cookie(iter, k), remote[k], CompletionFlags.DEFAULT_FLAG);
-            }
-        }
-
-        /** dapltest's fill: what this side sends, writes or exposes for reading carries the pattern. */
-        void fill(final int iter)
-        {
-            if (iter >= p.iters())
-            {
-                return;
-            }
-            for (int k = 0; k < p.ops().size() - 3; k++)
-            {
-                final TestOp op = p.ops().get(k);
-                final boolean ours = op.byClient();
-                final boolean source = op.type() == TestOp.Type.RR ? !ours : ours;
-                if (source)
-                {
-                    buffers[k].memory().asSlice(0, op.length()).fill((byte) (iter + 1));
-                }
-            }
-        }
-
-        /** dapltest's check: what this side received, read, or had written into it carries the pattern. */
-        long check(final int iter)
-        {
-            long n = 0;
-            for (int k = 0; k < p.ops().size() - 3; k++)
-            {
-                final TestOp op = p.ops().get(k);
-                final boolean ours = op.byClient();
-                final boolean sink = op.type() == TestOp.Type.RR ? ours : !ours;
-                if (!sink)
-                {
-                    continue;
-                }
-                final MemorySegment b = buffers[k].memory();
-                final byte want = (byte) (iter + 1);
-                for (long j = 0; j < op.length(); j++)
-                {
-                    final byte got = b.get(ValueLayout.JAVA_BYTE, j);
-                    if (got != want)
-                    {
-                        throw new CheckFailed("validation on " + link.name + ", iteration " + iter + ", op " + k + " ("
-                            + (ours ? "client " : "server ") + op.type() + "): byte " + j + " of " + op.length()
-                            + " is " + String.format("0x%02x, expected 0x%02x", got, want));
-                    }
-                }
-                n++;
-            }
-            return n;
-        }
-
-        void free()
-        {
-            link.free();
-            for (final Lmr l : buffers)
-            {
-                try
-                {
-                    l.free();
-                }
-                catch (final RuntimeException e)
-                {
-                    // left to dat_ia_close
-                }
-            }
-            try
-            {
-                small.free();
-            }
-            catch (final RuntimeException e)
-            {
-                // left to dat_ia_close
             }
         }
     }

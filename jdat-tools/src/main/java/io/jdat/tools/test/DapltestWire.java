@@ -36,6 +36,18 @@ final class DapltestWire
     static final String TEST_EP_PRIVATE_DATA = "DAPL and RDMA rule! Test 4321.";
     /** {@code Client_Info.test_type} of a transaction test. */
     static final int TRANSACTION_TEST = 1;
+    /** {@code Client_Info.test_type} of a performance test. */
+    static final int PERFORMANCE_TEST = 2;
+    /** {@code Client_Info.test_type} of a limit test (client side only). */
+    static final int LIMIT_TEST = 3;
+    /** {@code Client_Info.test_type} that stops the server. */
+    static final int QUIT_TEST = 4;
+    /** A performance test's one remote memory entry, its sync message. */
+    static final int PERF_SYNC_SIZE = RMI_ENTRY;
+    /** Most bytes one op of a served test may move. */
+    static final long MAX_OP_BYTES = 64L << 20;
+    /** Most endpoints one served transaction test may ask for. */
+    static final int MAX_EPS = 256;
     /** {@code Transaction_Cmd_t}: where the op array starts, and the bytes of one op. */
     private static final int OPS_AT = 568;
     private static final int OP_SIZE = 20;
@@ -94,6 +106,185 @@ final class DapltestWire
             at.set(U32, o + 8, op.segs());
             at.set(U32, o + 12, (int) op.segSize());
         }
+    }
+
+    /**
+     * {@code Client_Info} of {@code received} bytes: dapltest's version, little-endian, a test
+     * type and the total number of threads. Anything else fails with a {@link CheckFailed}
+     * naming it.
+     */
+    static ClientInfo clientInfo(final MemorySegment at, final long received)
+    {
+        if (received != CONTROL_SIZE)
+        {
+            throw new CheckFailed("the client's Client_Info is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
+        }
+        checkHeader(at, "Client_Info");
+        final int type = at.get(U32, 8);
+        final int threads = at.get(U32, 12);
+        if (type < TRANSACTION_TEST || type > 5)
+        {
+            throw new CheckFailed("the client's Client_Info names test type " + Integer.toUnsignedString(type)
+                + ", dapltest's are 1 to 5");
+        }
+        if (threads < 1 || threads > MAX_EPS)
+        {
+            throw new CheckFailed("the client's Client_Info names " + Integer.toUnsignedString(threads)
+                + " threads, at most " + MAX_EPS + " are served");
+        }
+        return new ClientInfo(type, threads);
+    }
+
+    /** What a {@code Client_Info} says: the test type and the total number of threads. */
+    record ClientInfo(int testType, int totalThreads)
+    {
+    }
+
+    private static void checkHeader(final MemorySegment at, final String what)
+    {
+        final int version = at.get(U32, 0);
+        if (version != VERSION)
+        {
+            throw new CheckFailed("the client's " + what + " says dapltest version " + Integer.toUnsignedString(version)
+                + ", this server speaks " + VERSION);
+        }
+        if (at.get(U32, 4) != 1)
+        {
+            throw new CheckFailed("the client's " + what + " is not little-endian (" + Integer.toUnsignedString(
+                at.get(U32, 4)) + "): a big-endian client is not supported");
+        }
+    }
+
+    /**
+     * The test a {@code Transaction_Cmd} of {@code received} bytes asks for, checked: at most
+     * {@link #MAX_OPS} ops of known types, each of 1 to 64 segments and at most
+     * {@link #MAX_OP_BYTES}, at most {@link #MAX_EPS} endpoints, and with validation the three
+     * barrier Sends last. Anything else fails with a {@link CheckFailed} naming it.
+     */
+    static TransactionParams transaction(final MemorySegment at, final long received)
+    {
+        if (received != CONTROL_SIZE)
+        {
+            throw new CheckFailed("the client's Transaction_Cmd is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
+        }
+        checkHeader(at, "Transaction_Cmd");
+        final long iters = Integer.toUnsignedLong(at.get(U32, 264));
+        final long threads = Integer.toUnsignedLong(at.get(U32, 268));
+        final long eps = Integer.toUnsignedLong(at.get(U32, 272));
+        final long nops = Integer.toUnsignedLong(at.get(U32, 564));
+        if (iters < 1 || iters > Integer.MAX_VALUE || threads < 1 || eps < 1 || threads * eps > MAX_EPS)
+        {
+            throw new CheckFailed("the client's Transaction_Cmd asks for " + iters + " iterations, " + threads
+                + " threads x " + eps + " endpoints; served: at least one of each, at most " + MAX_EPS + " endpoints");
+        }
+        if (nops < 1 || nops > MAX_OPS)
+        {
+            throw new CheckFailed("the client's Transaction_Cmd has " + nops + " ops, dapltest's limit is " + MAX_OPS);
+        }
+        final List<TestOp> ops = new java.util.ArrayList<>();
+        for (int i = 0; i < nops; i++)
+        {
+            final long o = OPS_AT + (long) i * OP_SIZE;
+            final int by = at.get(U32, o);
+            final int type = at.get(U32, o + 4);
+            final long segs = Integer.toUnsignedLong(at.get(U32, o + 8));
+            final long size = Integer.toUnsignedLong(at.get(U32, o + 12));
+            if ((by != 0 && by != 1) || type < 0 || type > 2 || segs < 1 || segs > 64 || size < 1
+                || size * segs > MAX_OP_BYTES)
+            {
+                throw new CheckFailed("the client's Transaction_Cmd op " + i + " is {server_initiated " + by
+                    + ", transfer_type " + type + ", num_segs " + segs + ", seg_size " + size + "}: served are 0 or 1, "
+                    + "0 (RR) to 2 (SR), 1 to 64 segments, 1 to " + MAX_OP_BYTES + " bytes in all");
+            }
+            ops.add(new TestOp(by == 0, switch (type)
+            {
+                case 0 -> TestOp.Type.RR;
+                case 1 -> TestOp.Type.RW;
+                default -> TestOp.Type.SR;
+            }, size, (int) segs, false));
+        }
+        final boolean validate = at.get(U32, 288) != 0;
+        if (validate && (nops < 4 || ops.subList((int) nops - 3, (int) nops).stream()
+            .anyMatch(op -> op.type() != TestOp.Type.SR)))
+        {
+            throw new CheckFailed("the client's Transaction_Cmd asks for validation without dapltest's three barrier "
+                + "Sends at the end of its op list");
+        }
+        final boolean poll = at.get(U32, 292) != 0;
+        final boolean cno = at.get(U32, 276) != 0;
+        return new TransactionParams((int) threads, (int) eps, (int) iters, validate,
+            poll ? Completion.POLL : cno ? Completion.CNO : Completion.WAIT, at.get(U32, 280) != 0, ops, false);
+    }
+
+    /**
+     * {@code Performance_Cmd_t}: version, client_is_little_endian, server_name[256],
+     * dapl_name[256], QoS, debug, mode (0 blocking, 1 polling), num_iterations, pipeline_len,
+     * op {transfer_type, seg_size, num_segs}, use_rsp.
+     */
+    static PerformanceCmd performance(final MemorySegment at, final long received)
+    {
+        if (received != CONTROL_SIZE)
+        {
+            throw new CheckFailed("the client's Performance_Cmd is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
+        }
+        checkHeader(at, "Performance_Cmd");
+        final int mode = at.get(U32, 528);
+        final long iters = Integer.toUnsignedLong(at.get(U32, 532));
+        final long pipeline = Integer.toUnsignedLong(at.get(U32, 536));
+        final int type = at.get(U32, 540);
+        final long size = Integer.toUnsignedLong(at.get(U32, 544));
+        final long segs = Integer.toUnsignedLong(at.get(U32, 548));
+        if ((type != 0 && type != 1) || segs < 1 || segs > 64 || size < 1 || size * segs > MAX_OP_BYTES
+            || iters < 1 || iters > Integer.MAX_VALUE)
+        {
+            throw new CheckFailed("the client's Performance_Cmd asks for transfer_type " + type + ", " + segs
+                + " segments of " + size + " bytes, " + iters + " iterations: served are RR (0) or RW (1), 1 to 64 "
+                + "segments, 1 to " + MAX_OP_BYTES + " bytes in all, at least one iteration");
+        }
+        return new PerformanceCmd(type == 0 ? TestOp.Type.RR : TestOp.Type.RW, size, (int) segs, iters, pipeline,
+            mode != 0);
+    }
+
+    /** Writes a {@code Performance_Cmd} asking for {@code p}, as dapltest {@code -T P} does. */
+    static void performanceCmd(final MemorySegment at, final String serverName, final String daplName,
+        final PerformanceCmd p)
+    {
+        at.asSlice(0, CONTROL_SIZE).fill((byte) 0);
+        at.set(U32, 0, VERSION);
+        at.set(U32, 4, 1);
+        putString(at, 8, serverName);
+        putString(at, 264, daplName);
+        at.set(U32, 528, p.poll() ? 1 : 0);
+        at.set(U32, 532, (int) p.iterations());
+        at.set(U32, 536, (int) p.pipeline());
+        at.set(U32, 540, p.type() == TestOp.Type.RR ? 0 : 1);
+        at.set(U32, 544, (int) p.segSize());
+        at.set(U32, 548, p.segs());
+    }
+
+    /** What a {@code Performance_Cmd} asks for. */
+    record PerformanceCmd(TestOp.Type type, long segSize, int segs, long iterations, long pipeline, boolean poll)
+    {
+        long length()
+        {
+            return segSize * segs;
+        }
+    }
+
+    /** {@code Server_Info}: version, little-endian, the first port of the test connections. */
+    static void serverInfo(final MemorySegment at, final long firstPort)
+    {
+        at.asSlice(0, CONTROL_SIZE).fill((byte) 0);
+        at.set(U32, 0, VERSION);
+        at.set(U32, 4, 1);
+        at.set(U32, 8, (int) firstPort);
+    }
+
+    /** One remote memory entry: rmr_context u32, then the address u64. */
+    static void putEntry(final MemorySegment at, final long rmrContext, final long address)
+    {
+        at.set(U32, 0, (int) rmrContext);
+        at.set(U64, 4, address);
     }
 
     private static void putString(final MemorySegment at, final long offset, final String s)

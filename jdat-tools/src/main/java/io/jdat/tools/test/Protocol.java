@@ -27,11 +27,13 @@ import java.util.Arrays;
  *   disconnect the test EPs; END               → frees the session's objects
  *   QUIT                                        → BYE, and the server exits
  * </pre>
+ *
+ * <p>A control connection without private data is OFED dapltest's ({@link DapltestServer}).
  */
 final class Protocol
 {
-    /** dapltest's default server port. */
-    static final long DEFAULT_PORT = 45278;
+    /** dapltest's server port ({@code SERVER_PORT_NUMBER}); test connections use the ones after it. */
+    static final long DEFAULT_PORT = DapltestWire.SERVER_PORT;
     /** The private data of the control connection. */
     static final String CONTROL = "jdat-test 1 control";
     /** The private data dapltest connects its test endpoints with. */

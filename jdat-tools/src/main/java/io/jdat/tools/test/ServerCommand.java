@@ -15,8 +15,10 @@ import picocli.CommandLine.Option;
 /** {@code jdat test server}: dapltest {@code -T S}. */
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = {"Runs dapltest's server (-T S), which serves tests until a client says quit.",
-        "It runs the server's part of transaction and performance tests. With loopback only clients in this "
-            + "process can reach it; use 'jdat test client' without --server."})
+        "It runs the server's part of transaction and performance tests, for 'jdat test client' and for OFED "
+            + "DAPL's own 'dapltest -T T|P|Q' (a control connection without private data speaks dapltest's wire; "
+            + "its test connections take the ports after --port). With loopback only clients in this process can "
+            + "reach it; use 'jdat test client' without --server."})
 public final class ServerCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -30,7 +32,7 @@ public final class ServerCommand implements Callable<Integer>
     private String address;
 
     @Option(names = {"-n", "--port"}, paramLabel = "N", defaultValue = "" + Protocol.DEFAULT_PORT,
-        description = "base port (connection qualifier) (default: ${DEFAULT-VALUE})")
+        description = "base port (connection qualifier), dapltest's (default: ${DEFAULT-VALUE})")
     private long port;
 
     @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",

@@ -21,9 +21,12 @@ import java.util.List;
 /**
  * dapltest's server ({@code -T S}): a PSP on the base port; each client's control connection is
  * a session on its own thread that runs what the client asks (a transaction or performance
- * test) with the server's part of the checks, until a client says QUIT.
+ * test) with the server's part of the checks, until a client says QUIT. A control connection
+ * with jdat's private data speaks jdat's protocol ({@link Protocol}); one without any is a real
+ * dapltest client's ({@link DapltestServer}), whose test connections take the ports after the
+ * base port, as dapltest's do.
  */
-final class TestServer implements AutoCloseable
+final class TestServer implements AutoCloseable, DapltestServer.Host
 {
     private static final long POLL_MICROS = 200_000;
 
@@ -35,6 +38,7 @@ final class TestServer implements AutoCloseable
     private final List<Thread> sessions = new ArrayList<>();
     private volatile boolean quit;
     private int count;
+    private long nextTestPort;
 
     /** Opens {@code iaName} and listens on {@code port} (any free one when negative). */
     TestServer(final String iaName, final long port, final PrintWriter log, final long timeoutMicros)
@@ -81,6 +85,11 @@ final class TestServer implements AutoCloseable
             }
             final ConnectionRequest cr = ev.crArrival.crHandle;
             final String pd = Protocol.privateData(cr);
+            if (pd.isEmpty())
+            {
+                dapltest(cr);
+                continue;
+            }
             if (!pd.equals(Protocol.CONTROL))
             {
                 log("rejected a connection request with private data '" + pd + "'");
@@ -115,6 +124,46 @@ final class TestServer implements AutoCloseable
                 return;
             }
         }
+    }
+
+    private void dapltest(final ConnectionRequest cr)
+    {
+        final int id = ++count;
+        final DapltestServer session;
+        try
+        {
+            session = DapltestServer.accept(node, this, "session " + id, cr, timeoutMicros);
+        }
+        catch (final RuntimeException e)
+        {
+            log("session " + id + ": the dapltest client's control connection failed: " + Jdat.describe(e));
+            return;
+        }
+        final Thread t = new Thread(session::run, "jdat-test-session-" + id);
+        synchronized (sessions)
+        {
+            sessions.add(t);
+        }
+        t.start();
+    }
+
+    @Override
+    public synchronized long ports(final int n)
+    {
+        // as dapltest: after the base port, starting over after 1000 so that long runs stay in range
+        if (nextTestPort == 0 || nextTestPort + n > port() + 1000)
+        {
+            nextTestPort = port() + 1;
+        }
+        final long first = nextTestPort;
+        nextTestPort += n;
+        return first;
+    }
+
+    @Override
+    public void quit()
+    {
+        quit = true;
     }
 
     /** Asks {@link #serve()} to return. */
@@ -168,7 +217,8 @@ final class TestServer implements AutoCloseable
         ctrl.free();
     }
 
-    private void log(final String line)
+    @Override
+    public void log(final String line)
     {
         synchronized (log)
         {
