@@ -2,6 +2,7 @@ package io.jdat.engine;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -109,6 +110,45 @@ public final class EngineConfig
     public Map<String, String> values()
     {
         return Collections.unmodifiableMap(values);
+    }
+
+    /**
+     * A transport's number option: {@code fallback} when absent or empty, else decimal, hex
+     * ({@code 0x}) or octal as {@link Long#decode} reads it.
+     *
+     * @throws IllegalArgumentException if the value is not a number or lies outside {@code min..max}
+     */
+    public long bounded(final String key, final long fallback, final long min, final long max)
+    {
+        final long n = longValue(key, fallback);
+        if (n < min || n > max)
+        {
+            throw new IllegalArgumentException("instance data: " + key + "=" + values.get(key) + " is outside " + min
+                + ".." + max);
+        }
+        return n;
+    }
+
+    /**
+     * A transport's yes/no option: {@code fallback} when absent; a key given without a value,
+     * {@code 1}, {@code true}, {@code yes} or {@code on} is true; {@code 0}, {@code false},
+     * {@code no} or {@code off} is false (any case).
+     *
+     * @throws IllegalArgumentException for any other value
+     */
+    public boolean flag(final String key, final boolean fallback)
+    {
+        final String v = values.get(key);
+        if (v == null)
+        {
+            return fallback;
+        }
+        return switch (v.toLowerCase(Locale.ROOT))
+        {
+            case "", "1", "true", "yes", "on" -> true;
+            case "0", "false", "no", "off" -> false;
+            default -> throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a boolean");
+        };
     }
 
     private int intValue(final String key, final int fallback)

@@ -4,7 +4,9 @@ import io.jdat.Dat;
 import io.jdat.ProviderInfo;
 import io.jdat.engine.channel.Transport;
 import io.jdat.spi.DatProviderLibrary;
+import io.jdat.spi.StaticRegistryEntry;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,7 +16,29 @@ import java.util.Map;
  */
 public abstract class SoftwareLibrary implements DatProviderLibrary
 {
+    private final String name;
     private final Map<ProviderInfo, SoftwareProvider> providers = new HashMap<>();
+
+    /** A library that {@code dat.conf} names {@code name}, which is also its default IA name. */
+    protected SoftwareLibrary(final String name)
+    {
+        this.name = name;
+    }
+
+    @Override
+    public String libraryName()
+    {
+        return name;
+    }
+
+    /** The IA named as the library, in both thread-safety flavours, with no instance data. */
+    @Override
+    public List<StaticRegistryEntry> defaultEntries()
+    {
+        return List.of(
+            StaticRegistryEntry.of(name, true, name, "jdat.0.1", ""),
+            StaticRegistryEntry.of(name, false, name, "jdat.0.1", ""));
+    }
 
     /** A transport for one IA name, configured by its instance data. */
     protected abstract Transport createTransport(String iaName, EngineConfig config);

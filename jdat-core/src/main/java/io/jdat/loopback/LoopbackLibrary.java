@@ -3,8 +3,6 @@ package io.jdat.loopback;
 import io.jdat.engine.EngineConfig;
 import io.jdat.engine.SoftwareLibrary;
 import io.jdat.engine.channel.Transport;
-import io.jdat.spi.StaticRegistryEntry;
-import java.util.List;
 
 /**
  * The {@code loopback} provider library: connections inside one JVM, with zero configuration.
@@ -17,18 +15,9 @@ public final class LoopbackLibrary extends SoftwareLibrary
     /** The library name {@code dat.conf} uses. */
     public static final String NAME = "loopback";
 
-    @Override
-    public String libraryName()
+    public LoopbackLibrary()
     {
-        return NAME;
-    }
-
-    @Override
-    public List<StaticRegistryEntry> defaultEntries()
-    {
-        return List.of(
-            StaticRegistryEntry.of(NAME, true, NAME, "jdat.0.1", ""),
-            StaticRegistryEntry.of(NAME, false, NAME, "jdat.0.1", ""));
+        super(NAME);
     }
 
     @Override

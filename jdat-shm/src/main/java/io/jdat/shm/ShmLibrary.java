@@ -3,8 +3,6 @@ package io.jdat.shm;
 import io.jdat.engine.EngineConfig;
 import io.jdat.engine.SoftwareLibrary;
 import io.jdat.engine.channel.Transport;
-import io.jdat.spi.StaticRegistryEntry;
-import java.util.List;
 
 /**
  * The {@code shm} provider library: connections between processes of one host through shared
@@ -17,18 +15,9 @@ public final class ShmLibrary extends SoftwareLibrary
     /** The library name {@code dat.conf} uses. */
     public static final String NAME = "shm";
 
-    @Override
-    public String libraryName()
+    public ShmLibrary()
     {
-        return NAME;
-    }
-
-    @Override
-    public List<StaticRegistryEntry> defaultEntries()
-    {
-        return List.of(
-            StaticRegistryEntry.of(NAME, true, NAME, "jdat.0.1", ""),
-            StaticRegistryEntry.of(NAME, false, NAME, "jdat.0.1", ""));
+        super(NAME);
     }
 
     @Override

@@ -72,7 +72,7 @@ final class ShmTransport implements Transport
                 + "'.', '_' and '-' (at most 63, not starting with '.', '_' or '-')");
         }
         this.address = IaAddress.named(name);
-        this.maxPrivateData = (int) bounded(config, "max_private_data", 256, 0, ConnectionFile.PD_MAX);
+        this.maxPrivateData = (int) config.bounded("max_private_data", 256, 0, ConnectionFile.PD_MAX);
         final String range = config.get("any_qual_range");
         if (range == null)
         {
@@ -85,46 +85,22 @@ final class ShmTransport implements Transport
             anyLow = Long.parseLong(range.substring(0, dash));
             anyHigh = Long.parseLong(range.substring(dash + 1));
         }
-        this.ringSize = (int) bounded(config, "ring_size", 1 << 20, ConnectionFile.MIN_RING, ConnectionFile.MAX_RING);
+        this.ringSize = (int) config.bounded("ring_size", 1 << 20, ConnectionFile.MIN_RING, ConnectionFile.MAX_RING);
         if (Integer.bitCount(ringSize) != 1)
         {
             throw new IllegalArgumentException("ring_size " + ringSize + " is not a power of two");
         }
-        final long chunk = bounded(config, "max_chunk", 256 << 10, 1, Integer.MAX_VALUE);
+        final long chunk = config.bounded("max_chunk", 256 << 10, 1, Integer.MAX_VALUE);
         this.maxChunk = (int) Math.min(chunk, (ringSize / 4 - Frame.HEADER) & -SpscRing.ALIGN);
-        this.backoff = new Backoff(bounded(config, "idle_spin_ns", 20_000, 0, Long.MAX_VALUE),
-            bounded(config, "idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
-            bounded(config, "idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
-            bounded(config, "idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
-        this.pollGraceNanos = bounded(config, "poll_grace_ns", 100_000, 0, 1_000_000_000);
-        this.livenessNanos = bounded(config, "liveness_ms", 10, 1, 60_000) * 1_000_000L;
-        this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
-        this.stallNanos = bounded(config, "stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
-        this.directMin = bounded(config, "direct_min", 65536, 0, Long.MAX_VALUE);
-    }
-
-    private static long bounded(final EngineConfig config, final String key, final long fallback, final long min,
-        final long max)
-    {
-        final String v = config.get(key);
-        if (v == null || v.isEmpty())
-        {
-            return fallback;
-        }
-        final long n;
-        try
-        {
-            n = Long.decode(v);
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a number", e);
-        }
-        if (n < min || n > max)
-        {
-            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is outside " + min + ".." + max);
-        }
-        return n;
+        this.backoff = new Backoff(config.bounded("idle_spin_ns", 20_000, 0, Long.MAX_VALUE),
+            config.bounded("idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
+            config.bounded("idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
+            config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
+        this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
+        this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
+        this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
+        this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
+        this.directMin = config.bounded("direct_min", 65536, 0, Long.MAX_VALUE);
     }
 
     @Override

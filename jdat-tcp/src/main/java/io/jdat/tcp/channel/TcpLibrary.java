@@ -3,8 +3,6 @@ package io.jdat.tcp.channel;
 import io.jdat.engine.EngineConfig;
 import io.jdat.engine.SoftwareLibrary;
 import io.jdat.engine.channel.Transport;
-import io.jdat.spi.StaticRegistryEntry;
-import java.util.List;
 
 /**
  * The {@code tcp} provider library: DAT between processes and hosts over TCP, in the iWARP wire
@@ -18,18 +16,9 @@ public final class TcpLibrary extends SoftwareLibrary
     /** The library name {@code dat.conf} uses. */
     public static final String NAME = "tcp";
 
-    @Override
-    public String libraryName()
+    public TcpLibrary()
     {
-        return NAME;
-    }
-
-    @Override
-    public List<StaticRegistryEntry> defaultEntries()
-    {
-        return List.of(
-            StaticRegistryEntry.of(NAME, true, NAME, "jdat.0.1", ""),
-            StaticRegistryEntry.of(NAME, false, NAME, "jdat.0.1", ""));
+        super(NAME);
     }
 
     /** EVD polls and waits read the IA's connections themselves when no one else is (see {@code TcpPort#poll}). */

@@ -11,7 +11,6 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -84,24 +83,24 @@ final class TcpTransport implements Transport
             throw new IllegalArgumentException("tcp address '" + text + "' is not an IP address literal");
         }
         this.address = parsed;
-        this.crc = bool(config, "crc", false);
-        this.mpaRevision = (int) bounded(config, "mpa_revision", Mpa.REVISION_2, Mpa.REVISION_1, Mpa.REVISION_2);
-        this.peerToPeer = bool(config, "p2p", true) && mpaRevision == Mpa.REVISION_2;
-        this.rev1IrdOrd = (int) bounded(config, "rev1_ird_ord", 1, 0, Mpa.IrdOrd.VALUE_MASK);
+        this.crc = config.flag("crc", false);
+        this.mpaRevision = (int) config.bounded("mpa_revision", Mpa.REVISION_2, Mpa.REVISION_1, Mpa.REVISION_2);
+        this.peerToPeer = config.flag("p2p", true) && mpaRevision == Mpa.REVISION_2;
+        this.rev1IrdOrd = (int) config.bounded("rev1_ird_ord", 1, 0, Mpa.IrdOrd.VALUE_MASK);
         final String m = config.get("mss");
         this.mss = m == null || m.isEmpty() || m.equalsIgnoreCase("auto") ? 0
-            : (int) bounded(config, "mss", 0, Fpdu.MIN_MAX_FPDU_LENGTH, Fpdu.DEFAULT_MAX_FPDU_LENGTH);
-        this.maxPrivateData = (int) bounded(config, "max_private_data", Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH,
+            : (int) config.bounded("mss", 0, Fpdu.MIN_MAX_FPDU_LENGTH, Fpdu.DEFAULT_MAX_FPDU_LENGTH);
+        this.maxPrivateData = (int) config.bounded("max_private_data", Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH,
             0, Mpa.MAX_ENHANCED_CONSUMER_PRIVATE_DATA_LENGTH);
-        this.livenessMillis = bounded(config, "liveness_ms", 5000, MIN_LIVENESS_MS, 3_600_000);
-        this.mpaTimeoutNanos = bounded(config, "mpa_timeout_ms", 10_000, 1, 3_600_000) * 1_000_000L;
-        this.maxHalfOpen = (int) bounded(config, "max_half_open", 1024, 1, 1 << 20);
-        this.closeTimeoutNanos = bounded(config, "close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
-        this.rxBuffer = (int) bounded(config, "rx_buffer", 256 << 10, 0, 1 << 30);
+        this.livenessMillis = config.bounded("liveness_ms", 5000, MIN_LIVENESS_MS, 3_600_000);
+        this.mpaTimeoutNanos = config.bounded("mpa_timeout_ms", 10_000, 1, 3_600_000) * 1_000_000L;
+        this.maxHalfOpen = (int) config.bounded("max_half_open", 1024, 1, 1 << 20);
+        this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
+        this.rxBuffer = (int) config.bounded("rx_buffer", 256 << 10, 0, 1 << 30);
         // large sends leave in writes of up to this many bytes: 1 MiB gave 20-30 % more bandwidth
         // at 1 MiB messages than 256 KiB (docs/perf.md); a larger receive buffer gave nothing
-        this.txBuffer = (int) bounded(config, "tx_buffer", 1 << 20, 0, 1 << 30);
-        this.backlog = (int) bounded(config, "backlog", 128, 1, 65535);
+        this.txBuffer = (int) config.bounded("tx_buffer", 1 << 20, 0, 1 << 30);
+        this.backlog = (int) config.bounded("backlog", 128, 1, 65535);
     }
 
     /**
@@ -134,45 +133,6 @@ final class TcpTransport implements Transport
             final int headers = (l instanceof Inet6Address ? 60 : 40) + 12;
             return Math.max(Fpdu.MIN_MAX_FPDU_LENGTH, Math.min(Fpdu.DEFAULT_MAX_FPDU_LENGTH, mtu - headers));
         });
-    }
-
-    private static boolean bool(final EngineConfig config, final String key, final boolean fallback)
-    {
-        final String v = config.get(key);
-        if (v == null)
-        {
-            return fallback;
-        }
-        return switch (v.toLowerCase(Locale.ROOT))
-        {
-            case "", "1", "true", "yes", "on" -> true;
-            case "0", "false", "no", "off" -> false;
-            default -> throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a boolean");
-        };
-    }
-
-    private static long bounded(final EngineConfig config, final String key, final long fallback, final long min,
-        final long max)
-    {
-        final String v = config.get(key);
-        if (v == null || v.isEmpty())
-        {
-            return fallback;
-        }
-        final long n;
-        try
-        {
-            n = Long.decode(v);
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a number", e);
-        }
-        if (n < min || n > max)
-        {
-            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is outside " + min + ".." + max);
-        }
-        return n;
     }
 
     @Override
