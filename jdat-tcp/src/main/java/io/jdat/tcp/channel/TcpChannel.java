@@ -70,7 +70,6 @@ final class TcpChannel extends Io implements Channel
     private final Inbound inbound = new Inbound();
     private final OutboundQueue outbound = new OutboundQueue();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    private final long livenessNanos;
     private volatile boolean finished;
     private volatile boolean aborted;
 
@@ -104,22 +103,8 @@ final class TcpChannel extends Io implements Channel
     private OutboundMessage current;
     /** Bytes handed to the kernel so far. */
     private long written;
-    private long lastProgress;
-    /** When bytes last arrived, or the last Read Request went out. */
-    private long lastInbound;
-    /** RDMA Read Requests sent whose Response has not ended yet. */
-    private int readsOutstanding;
-    /** Where this connection appears in the kernel's TCP tables ({@link KernelQueues}); empty if unknown. */
-    private final String[] kernelKeys;
-    /** Bytes read so far, and at the last tick. */
-    private long received;
-    private long receivedAtTick;
-    /** When the peer was last known alive: bytes came, or the kernel saw our data acknowledged. */
-    private long heardAt;
-    /** The last look at the kernel's queue: when, written then, and the bytes it held unacknowledged (-1: none). */
-    private long lookedAt;
-    private long writtenAtLook;
-    private long queuedAtLook = -1;
+    /** Whether the peer is alive. */
+    private final PeerWatch watch;
     private long deadline;
     /** Messages encoded and not yet reported, with the stream position after each. */
     private final SentLog sent = new SentLog();
@@ -138,7 +123,6 @@ final class TcpChannel extends Io implements Channel
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
         this.direct = new DirectReader(sock, decoder, inbound);
-        this.livenessNanos = port.transport.livenessMillis * 1_000_000L;
         this.txOpen = active;
         this.awaitRtr = awaitRtr;
         String[] keys;
@@ -151,7 +135,7 @@ final class TcpChannel extends Io implements Channel
         {
             keys = new String[0];
         }
-        this.kernelKeys = keys;
+        this.watch = new PeerWatch(port.transport.livenessMillis * 1_000_000L, keys);
     }
 
     /** The initiator's ready-to-receive message goes first (RFC 6581 peer-to-peer mode). Before {@link #started()}. */
@@ -163,9 +147,7 @@ final class TcpChannel extends Io implements Channel
     /** The engine knows the connection: start reading and sending. Under the progress lock. */
     void started()
     {
-        lastProgress = System.nanoTime();
-        lastInbound = lastProgress;
-        heardAt = lastProgress;
+        watch.started(System.nanoTime());
         want(SelectionKey.OP_READ);
         try
         {
@@ -364,22 +346,8 @@ final class TcpChannel extends Io implements Channel
         {
             case OPEN ->
             {
-                if (received != receivedAtTick)
+                if (watch.dead(now, tx != null && !tx.isEmpty()))
                 {
-                    // bytes came: the peer is alive
-                    receivedAtTick = received;
-                    heardAt = now;
-                }
-                if (tx != null && !tx.isEmpty() && now - lastProgress > livenessNanos)
-                {
-                    // the peer took nothing for the whole liveness bound: dead, or its link is
-                    finish(CloseReason.BROKEN);
-                }
-                else if (readsOutstanding > 0 && now - lastInbound > livenessNanos)
-                {
-                    // RDMA Reads wait and the peer sent nothing for the whole bound: a live
-                    // responder streams its Response at once (its kernel still answers
-                    // keepalive probes, so this catches a frozen or hung peer)
                     finish(CloseReason.BROKEN);
                 }
                 else if (txOpen && !outbound.isEmpty())
@@ -387,8 +355,7 @@ final class TcpChannel extends Io implements Channel
                     // messages posted without a flush
                     transmit();
                 }
-                if (state == OPEN && kernelKeys.length > 0 && now - heardAt > livenessNanos / 2
-                    && (written != writtenAtLook || queuedAtLook != 0))
+                if (state == OPEN && watch.wantsLook(now, written))
                 {
                     // the peer was silent for a while and we sent since: are our bytes acknowledged?
                     port.lookAtKernelQueue(this);
@@ -417,43 +384,16 @@ final class TcpChannel extends Io implements Channel
 
     String[] kernelKeys()
     {
-        return kernelKeys;
+        return watch.kernelKeys();
     }
 
-    /**
-     * What the kernel holds of ours unacknowledged ({@code queued}, -1 if the connection was not
-     * found). Bytes acknowledged since the last look mean the peer was alive at the last look
-     * (when exactly is not known); none acknowledged since the last look, with the peer silent
-     * for the whole liveness bound, breaks the connection. This finds a peer that vanished while
-     * our last bytes were in flight, which TCP keepalive cannot (it probes only an idle
-     * connection) and TCP itself notices only after many minutes of retransmissions.
-     */
+    /** What the kernel holds of ours unacknowledged ({@link PeerWatch#kernelQueue}). */
     void kernelQueue(final long queued, final long now)
     {
-        if (state != OPEN || queued < 0)
+        if (state == OPEN && watch.kernelQueue(queued, now, written))
         {
-            return;
+            finish(CloseReason.BROKEN);
         }
-        if (queued == 0)
-        {
-            // nothing in flight: an idle connection, which keepalive watches
-            heardAt = now;
-        }
-        else if (queuedAtLook >= 0)
-        {
-            if (written - writtenAtLook > queued - queuedAtLook)
-            {
-                heardAt = Math.max(heardAt, lookedAt);
-            }
-            else if (now - heardAt > livenessNanos)
-            {
-                finish(CloseReason.BROKEN);
-                return;
-            }
-        }
-        lookedAt = now;
-        writtenAtLook = written;
-        queuedAtLook = queued;
     }
 
     // ---------------------------------------------------------------- receiving
@@ -499,11 +439,7 @@ final class TcpChannel extends Io implements Channel
                 return total;
             }
             total += (int) n;
-            received += n;
-            if (readsOutstanding > 0)
-            {
-                lastInbound = System.nanoTime();
-            }
+            watch.received(n);
             if (rxStopped || state == LINGER)
             {
                 b.clear();
@@ -627,7 +563,7 @@ final class TcpChannel extends Io implements Channel
         {
             if (tx == null)
             {
-                lastProgress = System.nanoTime();
+                watch.sendProgress(System.nanoTime());
             }
             while (true)
             {
@@ -718,9 +654,9 @@ final class TcpChannel extends Io implements Channel
                 }
                 current = (OutboundMessage) m;
                 encoder.begin(current);
-                if (current.opcode() == RdmapOpcode.RDMA_READ_REQUEST && readsOutstanding++ == 0)
+                if (current.opcode() == RdmapOpcode.RDMA_READ_REQUEST)
                 {
-                    lastInbound = System.nanoTime();
+                    watch.readIssued();
                 }
             }
             if (!encoder.encode(tx))
@@ -743,7 +679,7 @@ final class TcpChannel extends Io implements Channel
         if (n > 0)
         {
             written += n;
-            lastProgress = System.nanoTime();
+            watch.sendProgress(System.nanoTime());
         }
     }
 
@@ -951,9 +887,9 @@ final class TcpChannel extends Io implements Channel
         public boolean onReadResponse(final int stag, final long to, final boolean last, final MemorySegment src,
             final long off, final int len)
         {
-            if (last && readsOutstanding > 0)
+            if (last)
             {
-                readsOutstanding--;
+                watch.readAnswered();
             }
             return admit() && handler.onReadResponse(stag, to, last, src, off, len);
         }
