@@ -40,6 +40,11 @@ final class LoopbackChannel implements Channel
     private volatile boolean ready;
     /** The link closed before this end was ready: what its handler hears once it is (guarded by this). */
     private CloseReason closedBeforeReady;
+    /**
+     * While this end is being delivered: the delivering thread queued messages (at either end)
+     * that it must deliver once this delivery returns. Guarded by {@link #delivering}.
+     */
+    private boolean provoked;
     /** The thread delivering a message of this end until it has reported it sent, else null. */
     private volatile Thread reporting;
 
@@ -97,31 +102,45 @@ final class LoopbackChannel implements Channel
     @Override
     public void flush()
     {
-        if (delivering.isHeldByCurrentThread() || peer.delivering.isHeldByCurrentThread())
+        if (delivering.isHeldByCurrentThread())
         {
             // this thread is delivering on this connection: what was queued goes when that delivery
             // returns, so a message is reported sent before anything its receiver posted in reply
             // is delivered (a Read Response frees its IRD slot before the next Read Request arrives)
+            provoked = true;
             return;
         }
-        // both directions in turn, until neither has anything this thread may deliver
-        LoopbackChannel ch = this;
-        for (int idle = 0; idle < 2; ch = ch.peer)
+        if (peer.delivering.isHeldByCurrentThread())
         {
-            idle = ch.deliverQueued() ? 0 : idle + 1;
+            peer.provoked = true;
+            return;
+        }
+        // this end, then the other end only if delivering here queued something there (a Read
+        // Response, a Terminate), and so on until a delivery provokes nothing. Messages another
+        // thread posted at the other end are that thread's to deliver (or the deliverer's there,
+        // who looks again after letting go): not looking at that end's queue on every message
+        // keeps its cache line with the thread that writes it.
+        LoopbackChannel ch = this;
+        while (ch.deliverQueued())
+        {
+            ch = ch.peer;
         }
     }
 
-    /** Delivers what is queued at this end; false if there was nothing, or another thread delivers it. */
+    /**
+     * Delivers what is queued at this end; true if the delivery provoked messages this thread
+     * must deliver next at the other end (or the peer rejected one: its Terminate comes next),
+     * false if not, if there was nothing, or if another thread delivers it.
+     */
     private boolean deliverQueued()
     {
-        boolean delivered = false;
+        boolean other = false;
         while (!outbound.isEmpty() && peer.ready && !link.isClosed())
         {
             if (!delivering.tryLock())
             {
                 // the thread delivering will see our messages: it re-checks after letting go
-                return delivered;
+                return other;
             }
             final boolean accepted;
             try
@@ -130,16 +149,20 @@ final class LoopbackChannel implements Channel
             }
             finally
             {
+                if (provoked)
+                {
+                    // queued during the delivery: at this end the loop takes it, at the other the caller
+                    provoked = false;
+                    other = true;
+                }
                 delivering.unlock();
             }
-            delivered = true;
             if (!accepted)
             {
-                // the peer rejected a message: its Terminate, queued at the other end, comes next
                 return true;
             }
         }
-        return delivered;
+        return other;
     }
 
     /** Delivers the queue in order; false if the peer rejected a message. */
