@@ -11,6 +11,11 @@ public final class AsyncErrorEventData
     public DatHandle datHandle;
     public int reason;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public AsyncErrorEventData()
+    {
+    }
+
     public void set(final DatHandle handle, final int reason)
     {
         this.datHandle = handle;

@@ -9,4 +9,9 @@ public final class CnoParam
 
     public InterfaceAdapter iaHandle;
     public OsWaitProxyAgent agent;
+
+    /** An empty one, for a query to fill. */
+    public CnoParam()
+    {
+    }
 }

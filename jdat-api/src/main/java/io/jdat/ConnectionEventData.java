@@ -15,6 +15,11 @@ public final class ConnectionEventData
     public int privateDataSize;
     public byte[] privateData = NONE;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public ConnectionEventData()
+    {
+    }
+
     public void set(final Endpoint ep, final byte[] privateData)
     {
         this.epHandle = ep;

@@ -14,6 +14,11 @@ public final class CrArrivalEventData
     public long connQual;
     public ConnectionRequest crHandle;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public CrArrivalEventData()
+    {
+    }
+
     public void set(final ServicePoint sp, final IaAddress local, final long connQual, final ConnectionRequest cr)
     {
         this.spHandle = sp;

@@ -18,4 +18,9 @@ public final class CrParam
     public byte[] privateData;
     /** The RSP's endpoint or a provider-created one; {@code null} for a consumer-model PSP. */
     public Endpoint localEpHandle;
+
+    /** An empty one, for a query to fill. */
+    public CrParam()
+    {
+    }
 }

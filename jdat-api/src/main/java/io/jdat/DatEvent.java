@@ -28,6 +28,11 @@ public final class DatEvent
     public final AsyncErrorEventData asyncError = new AsyncErrorEventData();
     public final SoftwareEventData software = new SoftwareEventData();
 
+    /** An empty event record, for a dequeue or a wait to fill. */
+    public DatEvent()
+    {
+    }
+
     /** The event number as an enum, or {@code null} if unknown. */
     public EventNumber number()
     {

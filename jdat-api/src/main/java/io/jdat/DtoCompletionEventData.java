@@ -15,6 +15,11 @@ public final class DtoCompletionEventData
     /** C's {@code transfered_length}: bytes placed or sent; defined only for {@link DtoStatus#SUCCESS}. */
     public long transferredLength;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public DtoCompletionEventData()
+    {
+    }
+
     public void set(final Endpoint ep, final long cookie, final DtoStatus status, final long length)
     {
         this.epHandle = ep;

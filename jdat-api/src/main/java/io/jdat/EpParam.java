@@ -49,6 +49,11 @@ public final class EpParam
     public SharedReceiveQueue srqHandle;
     public final EpAttr epAttr = new EpAttr();
 
+    /** An empty one, for a query to fill. */
+    public EpParam()
+    {
+    }
+
     @Override
     public String toString()
     {

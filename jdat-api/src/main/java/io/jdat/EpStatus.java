@@ -9,6 +9,11 @@ public final class EpStatus
     /** No Send, RDMA Read/Write or RMR bind is outstanding or in progress. */
     public boolean requestIdle;
 
+    /** An empty one, for {@code dat_ep_get_status} to fill. */
+    public EpStatus()
+    {
+    }
+
     @Override
     public String toString()
     {

@@ -18,4 +18,9 @@ public final class EvdParam
     public Cno cnoHandle;
     /** {@link EvdFlags} bits. */
     public int evdFlags;
+
+    /** An empty one, for a query to fill. */
+    public EvdParam()
+    {
+    }
 }

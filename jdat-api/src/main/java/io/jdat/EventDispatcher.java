@@ -49,7 +49,9 @@ public interface EventDispatcher extends DatHandle
     /** {@code dat_evd_disable}: arrivals stop triggering the CNO (events still queue). */
     void disable();
 
-    /** {@code dat_evd_set_unwaitable}: {@link #wait(long, int, DatEvent, DatCount)} fails, and a blocked waiter returns. */
+    /**
+     * {@code dat_evd_set_unwaitable}: {@link #wait(long, int, DatEvent, DatCount)} fails, and a blocked waiter returns.
+     */
     void setUnwaitable();
 
     /** {@code dat_evd_clear_unwaitable}. */

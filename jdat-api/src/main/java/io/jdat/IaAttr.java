@@ -80,6 +80,11 @@ public final class IaAttr
     public int numVendorAttr;
     public NamedAttr[] vendorAttr = new NamedAttr[0];
 
+    /** An empty one, for {@code dat_ia_query} to fill. */
+    public IaAttr()
+    {
+    }
+
     /** The value of a transport-specific attribute, or {@code null}. */
     public String transportAttr(final String name)
     {

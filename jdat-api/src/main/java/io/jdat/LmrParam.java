@@ -27,4 +27,9 @@ public final class LmrParam
     public int rmrContext;
     public long registeredSize;
     public long registeredAddress;
+
+    /** An empty one, for a query to fill. */
+    public LmrParam()
+    {
+    }
 }

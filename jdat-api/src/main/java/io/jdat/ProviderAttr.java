@@ -73,6 +73,11 @@ public final class ProviderAttr
     public int numProviderSpecificAttr;
     public NamedAttr[] providerSpecificAttr = new NamedAttr[0];
 
+    /** An empty one, for {@code dat_ia_query} to fill. */
+    public ProviderAttr()
+    {
+    }
+
     /** The value of a provider-specific attribute, or {@code null}. */
     public String providerSpecificAttr(final String name)
     {

@@ -14,4 +14,9 @@ public final class PspParam
     public EventDispatcher evdHandle;
     /** {@link PspFlags} value. */
     public int pspFlags;
+
+    /** An empty one, for a query to fill. */
+    public PspParam()
+    {
+    }
 }

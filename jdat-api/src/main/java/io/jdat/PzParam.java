@@ -7,4 +7,9 @@ public final class PzParam
     public static final long FIELD_ALL = 0x01L;
 
     public InterfaceAdapter iaHandle;
+
+    /** An empty one, for a query to fill. */
+    public PzParam()
+    {
+    }
 }

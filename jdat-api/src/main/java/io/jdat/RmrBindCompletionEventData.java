@@ -8,6 +8,11 @@ public final class RmrBindCompletionEventData
     public long userCookie;
     public DtoStatus status;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public RmrBindCompletionEventData()
+    {
+    }
+
     public void set(final Rmr rmr, final long cookie, final DtoStatus status)
     {
         this.rmrHandle = rmr;

@@ -16,4 +16,9 @@ public final class RmrParam
     /** {@link MemPriv} bits. */
     public int memPriv;
     public int rmrContext;
+
+    /** An empty one, for a query to fill. */
+    public RmrParam()
+    {
+    }
 }

@@ -13,4 +13,9 @@ public final class RspParam
     public long connQual;
     public EventDispatcher evdHandle;
     public Endpoint epHandle;
+
+    /** An empty one, for a query to fill. */
+    public RspParam()
+    {
+    }
 }

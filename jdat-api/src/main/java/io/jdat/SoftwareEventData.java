@@ -5,6 +5,11 @@ public final class SoftwareEventData
 {
     public Object pointer;
 
+    /** An empty one; a {@link DatEvent} holds one of each. */
+    public SoftwareEventData()
+    {
+    }
+
     @Override
     public String toString()
     {

@@ -26,4 +26,9 @@ public final class SrqParam
     public int lowWatermark;
     public int availableDtoCount;
     public int outstandingDtoCount;
+
+    /** An empty one, for a query to fill. */
+    public SrqParam()
+    {
+    }
 }

@@ -20,8 +20,10 @@ class ApiSummaryTest
 {
     private static final Path SOURCES = Path.of("src/main/java");
     /** The Javadoc comment right before a public top-level type, annotations allowed between. */
-    private static final Pattern TYPE = Pattern.compile("(/\\*\\*(?:(?!\\*/).)*\\*/)\\s*(?:@[\\w.]+(?:\\([^)]*\\))?\\s*)*"
-        + "public\\s+(?:(?:final|abstract|sealed|non-sealed|static)\\s+)*(?:class|interface|enum|record|@interface)\\s+(\\w+)",
+    private static final Pattern TYPE = Pattern.compile(
+        "(/\\*\\*(?:(?!\\*/).)*\\*/)\\s*(?:@[\\w.]+(?:\\([^)]*\\))?\\s*)*"
+        + "public\\s+(?:(?:final|abstract|sealed|non-sealed|static)\\s+)*"
+        + "(?:class|interface|enum|record|@interface)\\s+(\\w+)",
         Pattern.DOTALL);
 
     @Test

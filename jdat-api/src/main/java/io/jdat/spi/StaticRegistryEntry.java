@@ -34,7 +34,10 @@ public record StaticRegistryEntry(ProviderInfo info, boolean isDefault, String l
             + quote(instanceData) + " " + quote(platformInfo);
     }
 
-    /** A field as it is when it can stand unquoted, else quoted (when empty, or holding blanks, quotes, '#' or a backslash). */
+    /**
+     * A field as it is when it can stand unquoted, else quoted (when empty, or holding blanks, quotes, '#' or a
+     * backslash).
+     */
     private static String field(final String s)
     {
         if (s == null || s.isEmpty())
