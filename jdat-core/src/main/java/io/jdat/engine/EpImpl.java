@@ -807,7 +807,14 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             r.endpointGone();
         }
-        return c == null ? () -> { } : () -> EpStateMachine.abortTransport(c);
+        if (c == null)
+        {
+            return () ->
+            {
+                // no transport to abort
+            };
+        }
+        return () -> EpStateMachine.abortTransport(c);
     }
 
     /** A connection event on the connect EVD (if the consumer gave one). Lock held. */

@@ -3,7 +3,6 @@ package io.jdat.engine;
 import io.jdat.DatEvent;
 import io.jdat.DatHandle;
 import io.jdat.DtoStatus;
-import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
 import java.lang.invoke.MethodHandles;

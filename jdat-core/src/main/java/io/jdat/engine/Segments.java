@@ -61,12 +61,14 @@ final class Segments
             final MemoryRegion r = table.lookup(t.lmrContext);
             if (r == null || r.window)
             {
-                throw Errors.privileges(needWrite ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
+                throw Errors.privileges(
+                    needWrite ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
                     String.format("local_iov[%d]: lmr_context 0x%08x names no LMR of this IA", i, t.lmrContext));
             }
             if (r.pz != pz)
             {
-                throw Errors.protection(needWrite ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
+                throw Errors.protection(
+                    needWrite ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
                     "local_iov[" + i + "]: the LMR is in another protection zone");
             }
             // a sink needs local write, a source local read (dat_ep_post_send's page); LOCAL_WRITE

@@ -20,7 +20,6 @@ import io.jdat.DatOut;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
-import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
@@ -236,7 +235,8 @@ class CnoTest
         {
             final Cno cno = f.ia.cnoCreate(null);
             cno.free();
-            assertEquals(DatReturnSubtype.INVALID_HANDLE_CNO, expect(DatReturnType.INVALID_HANDLE, cno::free).subtype());
+            assertEquals(DatReturnSubtype.INVALID_HANDLE_CNO,
+                expect(DatReturnType.INVALID_HANDLE, cno::free).subtype());
         }
     }
 
@@ -380,7 +380,8 @@ class CnoTest
             final EventDispatcher conn = f.evd(4, EvdFlags.CONNECTION_FLAG);
             final EpAttr unsignalled = new EpAttr();
             unsignalled.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
-            final Fixture.Ep client = new Fixture.Ep(f.ia.epCreate(f.pz, recv, req, conn, unsignalled), recv, req, conn);
+            final Fixture.Ep client = new Fixture.Ep(f.ia.epCreate(f.pz, recv, req, conn, unsignalled), recv, req,
+                conn);
             final Fixture.Ep server = f.ep(null);
             connect(f, client, server);
             final Lmr lmr = f.lmr(64);

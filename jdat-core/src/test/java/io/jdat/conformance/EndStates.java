@@ -92,7 +92,8 @@ record EndStates(Map<String, String> calls, List<String> clientEvents, String cl
 
         require(requests.isEmpty(), "a connection request was left on the CR EVD");
         require(serverAsync.isEmpty(), "the server's async EVD got an event");
-        require(clientAsync.isEmpty() || closed && clientAsync.equals(List.of(GONE)), "the client's async EVD got an event");
+        require(clientAsync.isEmpty() || closed && clientAsync.equals(List.of(GONE)),
+            "the client's async EVD got an event");
     }
 
     private void returnCodes(final boolean clientGone, final boolean connected, final String accept)

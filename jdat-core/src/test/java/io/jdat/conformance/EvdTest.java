@@ -536,7 +536,8 @@ class EvdTest
             evd.disable();
             evd.postSe(software(1));
             final DatOut<EventDispatcher> hint = new DatOut<>();
-            final CompletableFuture<DatStatus> waiter = CompletableFuture.supplyAsync(() -> cno.wait(5 * SECOND, hint), Fixture.THREADS);
+            final CompletableFuture<DatStatus> waiter = CompletableFuture.supplyAsync(() -> cno.wait(5 * SECOND, hint),
+                Fixture.THREADS);
             try
             {
                 Thread.sleep(20);

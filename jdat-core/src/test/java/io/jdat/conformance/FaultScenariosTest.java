@@ -158,7 +158,8 @@ class FaultScenariosTest
 
             final Lmr src = client.lmr((long) recvs * SLOT);
             final CountDownLatch running = new CountDownLatch(2);
-            final java.util.concurrent.atomic.AtomicReference<Thread> waiting = new java.util.concurrent.atomic.AtomicReference<>();
+            final java.util.concurrent.atomic.AtomicReference<Thread> waiting =
+                new java.util.concurrent.atomic.AtomicReference<>();
             final CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() ->
             {
                 waiting.set(Thread.currentThread());

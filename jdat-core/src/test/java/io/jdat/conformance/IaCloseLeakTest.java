@@ -178,7 +178,8 @@ class IaCloseLeakTest
             final DatEvent ev = Fixture.next(evd);
             assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT) || ev.is(EventNumber.RMR_BIND_COMPLETION_EVENT),
                 ev.toString());
-            assertEquals(DtoStatus.SUCCESS, ev.is(EventNumber.DTO_COMPLETION_EVENT) ? ev.dto.status : ev.rmrBind.status);
+            assertEquals(DtoStatus.SUCCESS,
+                ev.is(EventNumber.DTO_COMPLETION_EVENT) ? ev.dto.status : ev.rmrBind.status);
         }
     }
 

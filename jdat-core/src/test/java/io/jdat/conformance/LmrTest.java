@@ -117,7 +117,8 @@ class LmrTest
         try (Fixture f = new Fixture())
         {
             final DatException e = expect(DatReturnType.LENGTH_ERROR,
-                () -> f.ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(f.memory(64)), 0, f.pz, MemPriv.ALL_FLAG));
+                () -> f.ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(f.memory(64)), 0, f.pz,
+                    MemPriv.ALL_FLAG));
             assertEquals(0x80080000, e.status().value());
             expect(DatReturnType.LENGTH_ERROR, () -> f.ia.lmrCreate(MemType.SHARED_VIRTUAL,
                 RegionDescription.forSharedMemory(f.memory(64), COOKIE), 0, f.pz, MemPriv.ALL_FLAG));
@@ -251,7 +252,8 @@ class LmrTest
             final Fixture.Ep[] pair = f.connectedPair(null);
             final Lmr lmr = f.lmr(256);
             final Rmr rmr = f.pz.rmrCreate();
-            rmr.bind(LmrTriplet.of(lmr, 0, 128), MemPriv.REMOTE_READ_FLAG, pair[0].ep(), 1, CompletionFlags.DEFAULT_FLAG);
+            rmr.bind(LmrTriplet.of(lmr, 0, 128), MemPriv.REMOTE_READ_FLAG, pair[0].ep(), 1,
+                CompletionFlags.DEFAULT_FLAG);
             final DatEvent ev = Fixture.next(pair[0].req());
             assertTrue(ev.is(EventNumber.RMR_BIND_COMPLETION_EVENT));
             assertEquals(DtoStatus.SUCCESS, ev.rmrBind.status);
@@ -271,7 +273,8 @@ class LmrTest
         {
             final Lmr lmr = f.lmr(64);
             lmr.free();
-            assertEquals(DatReturnSubtype.INVALID_HANDLE_LMR, expect(DatReturnType.INVALID_HANDLE, lmr::free).subtype());
+            assertEquals(DatReturnSubtype.INVALID_HANDLE_LMR,
+                expect(DatReturnType.INVALID_HANDLE, lmr::free).subtype());
         }
     }
 

@@ -100,7 +100,8 @@ class RmrTest
         {
             final ProtectionZone pz = f.ia.pzCreate();
             pz.free();
-            assertEquals(DatReturnSubtype.INVALID_HANDLE_PZ, expect(DatReturnType.INVALID_HANDLE, pz::rmrCreate).subtype());
+            assertEquals(DatReturnSubtype.INVALID_HANDLE_PZ,
+                expect(DatReturnType.INVALID_HANDLE, pz::rmrCreate).subtype());
             f.ia.close(CloseFlags.ABRUPT_FLAG);
             expect(DatReturnType.INVALID_HANDLE, f.pz::rmrCreate);
         }
@@ -387,7 +388,8 @@ class RmrTest
         {
             final Rmr rmr = f.pz.rmrCreate();
             rmr.free();
-            assertEquals(DatReturnSubtype.INVALID_HANDLE_RMR, expect(DatReturnType.INVALID_HANDLE, rmr::free).subtype());
+            assertEquals(DatReturnSubtype.INVALID_HANDLE_RMR,
+                expect(DatReturnType.INVALID_HANDLE, rmr::free).subtype());
             // the zone is free again
             f.pz.free();
         }

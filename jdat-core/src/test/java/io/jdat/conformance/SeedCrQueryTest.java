@@ -105,7 +105,8 @@ class SeedCrQueryTest
     @Test
     void crQueryProvidesTheRemoteIaAddressAndPortQualifierOfTheRequestingEndpoint()
     {
-        try (Fixture server = new Fixture(Fixture.loopbackWith("")); Fixture client = new Fixture(Fixture.loopbackWith("")))
+        try (Fixture server = new Fixture(Fixture.loopbackWith(""));
+            Fixture client = new Fixture(Fixture.loopbackWith("")))
         {
             final Request r = arrive(server, client, PspFlags.CONSUMER_FLAG, null, null);
             final EpParam ep = new EpParam();

@@ -1,7 +1,6 @@
 package io.jdat.conformance;
 
 import static io.jdat.conformance.Connecting.assertEmpty;
-import static io.jdat.conformance.Connecting.connection;
 import static io.jdat.conformance.Fixture.expect;
 import static io.jdat.conformance.SrqTest.connectTo;
 import static io.jdat.conformance.SrqTest.query;
@@ -193,7 +192,8 @@ class SeedSrqCreateTest
             send(f, client, 2);
             assertEmpty(f.asyncEvd);
             srq.setLw(2);
-            assertSame(srq, Connecting.event(f.asyncEvd, EventNumber.JDAT_ASYNC_SRQ_LOW_WATERMARK).asyncError.datHandle);
+            assertSame(srq,
+                Connecting.event(f.asyncEvd, EventNumber.JDAT_ASYNC_SRQ_LOW_WATERMARK).asyncError.datHandle);
         }
     }
 

@@ -231,7 +231,8 @@ class SrqTest
         {
             final SharedReceiveQueue srq = f.ia.srqCreate(f.pz, new SrqAttr(4, 1));
             srq.free();
-            assertEquals(DatReturnSubtype.INVALID_HANDLE_SRQ, expect(DatReturnType.INVALID_HANDLE, srq::free).subtype());
+            assertEquals(DatReturnSubtype.INVALID_HANDLE_SRQ,
+                expect(DatReturnType.INVALID_HANDLE, srq::free).subtype());
         }
     }
 
@@ -339,7 +340,8 @@ class SrqTest
             final LmrTriplet[] many = new LmrTriplet[maxIov + 1];
             java.util.Arrays.fill(many, inside);
             // outside the LMR, too many segments, a negative count, fewer triplets than the count
-            expect(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 1, LEN)}, 0));
+            expect(DatReturnType.INVALID_PARAMETER, () ->
+                srq.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 1, LEN)}, 0));
             expect(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(maxIov + 1, many, 0));
             expect(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(-1, many, 0));
             expect(DatReturnType.INVALID_PARAMETER, () -> srq.postRecv(2, new LmrTriplet[] {inside}, 0));
@@ -602,7 +604,8 @@ class SrqTest
             srq.setLw(2);
             assertEmpty(f.asyncEvd);
             srq.setLw(3);
-            assertSame(srq, Connecting.event(f.asyncEvd, EventNumber.JDAT_ASYNC_SRQ_LOW_WATERMARK).asyncError.datHandle);
+            assertSame(srq,
+                Connecting.event(f.asyncEvd, EventNumber.JDAT_ASYNC_SRQ_LOW_WATERMARK).asyncError.datHandle);
             assertEmpty(f.asyncEvd);
             // DAT_SRQ_LW_DEFAULT disarms
             srq.setLw(0);
