@@ -583,8 +583,10 @@ final class ShmChannel implements Channel, Work
                         return n;
                     }
                     ok = handler.onReadRequest(rxData.get(ValueLayout.JAVA_INT, at + Frame.MSN),
-                        rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG), rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
-                        rxData.get(ValueLayout.JAVA_INT, at + Frame.MO), rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG),
+                        rxData.get(ValueLayout.JAVA_INT, at + Frame.STAG),
+                        rxData.get(ValueLayout.JAVA_LONG, at + Frame.TO),
+                        rxData.get(ValueLayout.JAVA_INT, at + Frame.MO),
+                        rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG),
                         rxData.get(ValueLayout.JAVA_LONG, at + Frame.SRC_TO));
                 }
                 case RdmapOpcode.TERMINATE ->

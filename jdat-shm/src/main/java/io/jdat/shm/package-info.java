@@ -43,7 +43,8 @@
  * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after
  * what it wrote before is delivered, so the engine flushes the endpoint's work and no waiter
  * hangs. A peer that aborts first withdraws what this side has not begun to deliver
- * ({@code SpscRing}): it reported that flushed, so it is not delivered. Connection files are unlinked as soon as the connection is set up, so the kernel frees
- * their memory when the last process unmaps them, even after a crash.
+ * ({@code SpscRing}): it reported that flushed, so it is not delivered. Connection files are
+ * unlinked as soon as the connection is set up, so the kernel frees their memory when the last
+ * process unmaps them, even after a crash.
  */
 package io.jdat.shm;

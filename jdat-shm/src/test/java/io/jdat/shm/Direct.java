@@ -45,7 +45,9 @@ final class Direct
     final Lmr sharedLmr;
     final Lmr ordinaryLmr;
 
-    /** Allocates both memories under the provider directory {@code dir}, guard bytes only, and registers the regions. */
+    /**
+     * Allocates both memories under the provider directory {@code dir}, guard bytes only, and registers the regions.
+     */
     Direct(final ShmNode node, final java.nio.file.Path dir)
     {
         shared = ShmMemory.allocate(dir, MEMORY);

@@ -80,7 +80,8 @@ class ShmConnectionTest
 
             cr.accept(s.ep(), bytes("welcome"));
             final DatEvent up = next(c.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            assertArrayEquals(bytes("welcome"), Arrays.copyOf(up.connection.privateData, up.connection.privateDataSize));
+            assertArrayEquals(bytes("welcome"),
+                Arrays.copyOf(up.connection.privateData, up.connection.privateDataSize));
             next(s.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
             psp.free();
         }

@@ -136,7 +136,9 @@ class ShmHostilePeerTest
         }
     }
 
-    /** A direct record: {@code length} bytes at {@code offset} of shared memory m-PID-SEQ, to {@code stag}/{@code to}. */
+    /**
+     * A direct record: {@code length} bytes at {@code offset} of shared memory m-PID-SEQ, to {@code stag}/{@code to}.
+     */
     private static void direct(final Hostile h, final int type, final int stag, final long to, final int pid,
         final int seq, final int length, final long offset)
     {

@@ -115,7 +115,9 @@ class ShmRingFuzzTest
     /** File descriptors and mappings after the first input (null before), and how many more may be open. */
     private static long[] baseline;
     private static final int SLACK = 64;
-    /** What the endpoints of the last inputs went through, for a late event's message (endpoints compare by identity). */
+    /**
+     * What the endpoints of the last inputs went through, for a late event's message (endpoints compare by identity).
+     */
     private static final Map<Endpoint, StringBuilder> HISTORY = new java.util.LinkedHashMap<>()
     {
         @Override
@@ -273,7 +275,8 @@ class ShmRingFuzzTest
                 h.file.markGone(true, ConnectionFile.GONE_CLOSED);
                 final DatEvent end = next(connEvd, "the end of the connection");
                 note(ep, "ended " + end.number() + " of " + (end.connection.epHandle == ep ? "itself" : "another"));
-                assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN) || end.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
+                assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN)
+                    || end.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
                     end.toString());
                 victimTerminates(h, end);
             }
@@ -481,8 +484,8 @@ class ShmRingFuzzTest
             d.set(ValueLayout.JAVA_INT, at + Frame.SRC_STAG, srcStag);
             d.set(ValueLayout.JAVA_INT, at + Frame.TERM, term);
             d.set(ValueLayout.JAVA_LONG, at + Frame.SRC_TO, srcTo);
-            MemorySegment.copy(in.array(), in.arrayOffset() + in.position(), d, ValueLayout.JAVA_BYTE, at + Frame.HEADER,
-                n);
+            MemorySegment.copy(in.array(), in.arrayOffset() + in.position(), d, ValueLayout.JAVA_BYTE,
+                at + Frame.HEADER, n);
             in.position(in.position() + n);
             h.tx.commit();
         }
