@@ -392,7 +392,8 @@ public final class DdpRdmap
         final int opcode = opcode(buffer, segment);
         if (tagged && ulpduLength >= TAGGED_HEADER_LENGTH)
         {
-            return TerminateInfo.tagged(layer, etype, code, opcode, stag(buffer, segment), taggedOffset(buffer, segment));
+            return TerminateInfo.tagged(layer, etype, code, opcode, stag(buffer, segment),
+                taggedOffset(buffer, segment));
         }
         if (!tagged && ulpduLength >= UNTAGGED_HEADER_LENGTH)
         {

@@ -65,7 +65,10 @@ public final class FpduWrite
         return frame;
     }
 
-    /** Whether {@code frameBytes} more frame bytes and {@code payloadBytes} of payload in {@code payloadPieces} pieces fit. */
+    /**
+     * Whether {@code frameBytes} more frame bytes and {@code payloadBytes} of payload in {@code payloadPieces} pieces
+     * fit.
+     */
     boolean fits(final int frameBytes, final long payloadBytes, final int payloadPieces)
     {
         return frame.remaining() >= frameBytes && count + 2 * payloadPieces + 2 <= MAX_PIECES

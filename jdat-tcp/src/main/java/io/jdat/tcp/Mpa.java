@@ -308,7 +308,8 @@ public final class Mpa
         final boolean withWord = irdOrd != null;
         if (data.length > maxConsumerPrivateData(withWord))
         {
-            throw new IllegalArgumentException("private data " + data.length + " > " + maxConsumerPrivateData(withWord));
+            throw new IllegalArgumentException("private data " + data.length + " > "
+                + maxConsumerPrivateData(withWord));
         }
         final int length = frameLength(withWord, data.length);
         if (dst.remaining() < length)

@@ -53,7 +53,8 @@ class DdpRdmapTest
     void readRequestLayoutMatchesACapturedSiwReadRequest()
     {
         // frame 9 of rping-siw-relay.pcap without its MPA length and CRC
-        final String captured = "4141000000000000000100000001000000008c26980000007fb6d8000e0000000040cf6f2900000055c70f0db470";
+        final String captured = "4141000000000000000100000001000000008c26980000007fb6d8"
+            + "000e0000000040cf6f2900000055c70f0db470";
         final ByteBuffer buffer = ByteBuffer.allocate(46);
         DdpRdmap.putUntaggedHeader(buffer, 0, RdmapOpcode.RDMA_READ_REQUEST, true, DdpRdmap.QN_READ_REQUEST, 1, 0);
         DdpRdmap.putReadRequest(buffer, 0, 0x8c269800, 0x00007fb6d8000e00L, 0x40, 0xcf6f2900, 0x000055c70f0db470L);

@@ -193,7 +193,8 @@ class FpduDecoderPropertiesTest
         final FpduDecoder decoder = new FpduDecoder(crc);
         final Feeder.Outcome outcome = Feeder.feed(decoder, handler, stream.toByteArray(),
             () -> 1 + random.nextInt(maxChunk), Feeder.receiveBuffer(random.nextBoolean()));
-        assertEquals(terminate ? FpduDecoder.Status.TERMINATE_RECEIVED : FpduDecoder.Status.NEED_MORE, outcome.status());
+        assertEquals(terminate ? FpduDecoder.Status.TERMINATE_RECEIVED : FpduDecoder.Status.NEED_MORE,
+            outcome.status());
         assertEquals(0, outcome.leftInBuffer());
         assertEquals(expected, handler.events);
     }

@@ -138,7 +138,8 @@ class MpaFuzzTest
     /** What a prefix of {@code k} bytes may say, given what all {@code n} bytes say. */
     private static void consistent(final Mpa.Result prefix, final Mpa.Result whole, final int k, final int n)
     {
-        final String where = "prefix of " + k + " of " + n + " bytes: " + prefix.status() + ", whole: " + whole.status();
+        final String where = "prefix of " + k + " of " + n + " bytes: " + prefix.status() + ", whole: "
+            + whole.status();
         switch (whole.status())
         {
             case NEED_MORE -> assertEquals(Mpa.Status.NEED_MORE, prefix.status(), where);

@@ -217,7 +217,8 @@ class MpaTest
         assertEquals(Mpa.Status.MARKERS_REQUESTED, result.status());
         assertTrue(result.frame().markers());
         assertTrue(result.frame().crc());
-        assertEquals(Mpa.Status.MARKERS_REQUESTED, decode(frameBytes(false, Mpa.FLAG_MARKERS, 1, 0, 0), false).status());
+        assertEquals(Mpa.Status.MARKERS_REQUESTED,
+            decode(frameBytes(false, Mpa.FLAG_MARKERS, 1, 0, 0), false).status());
     }
 
     @Test
@@ -297,7 +298,8 @@ class MpaTest
     {
         final Mpa.Frame enhanced = frame(Streams.hex(SIW_REQUEST), true);
         final Mpa.Frame rev1 = frame(encodeRequest(false, null, null), true);
-        assertEquals(Mpa.ReplyCheck.NOT_ENHANCED, Mpa.checkReply(enhanced, frame(frameBytes(false, 0, 1, 0, 0), false)));
+        assertEquals(Mpa.ReplyCheck.NOT_ENHANCED,
+            Mpa.checkReply(enhanced, frame(frameBytes(false, 0, 1, 0, 0), false)));
         assertEquals(Mpa.ReplyCheck.NOT_ENHANCED,
             Mpa.checkReply(enhanced, frame(frameBytes(false, 0, 2, 4, 4), false)));
         assertEquals(Mpa.ReplyCheck.REVISION_MISMATCH, Mpa.checkReply(rev1, frame(Streams.hex(SIW_REPLY), false)));

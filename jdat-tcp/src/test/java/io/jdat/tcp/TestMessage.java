@@ -98,7 +98,8 @@ final class TestMessage extends OutboundMessage
         int at = 0;
         while (at < payload.length)
         {
-            final int n = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(Math.max(1, Math.min(payload.length - at, 3000)));
+            final int n = random.nextInt(4) == 0
+                ? 0 : 1 + random.nextInt(Math.max(1, Math.min(payload.length - at, 3000)));
             final int len = Math.min(n, payload.length - at);
             addPiece(payload, at, len, random.nextBoolean());
             at += len;
@@ -142,6 +143,7 @@ final class TestMessage extends OutboundMessage
     @Override
     public String toString()
     {
-        return RdmapOpcode.name(opcode) + "[msn=" + msn + ", payload=" + payload.length + ", pieces=" + payloadSegments() + "]";
+        return RdmapOpcode.name(opcode) + "[msn=" + msn + ", payload=" + payload.length + ", pieces="
+            + payloadSegments() + "]";
     }
 }

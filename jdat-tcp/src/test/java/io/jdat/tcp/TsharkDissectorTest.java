@@ -48,7 +48,8 @@ class TsharkDissectorTest
 
     /** Terminates the old dissector lays out right: it sizes the header copy by the error type alone. */
     private static final TerminateInfo TERMINATE_UNTAGGED = TerminateInfo.untagged(TerminateCodes.LAYER_DDP,
-        TerminateCodes.DDP_UNTAGGED_BUFFER, TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, RdmapOpcode.SEND, 0, 3, 0);
+        TerminateCodes.DDP_UNTAGGED_BUFFER, TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER,
+        RdmapOpcode.SEND, 0, 3, 0);
     private static final TerminateInfo TERMINATE_TAGGED = TerminateInfo.tagged(TerminateCodes.LAYER_DDP,
         TerminateCodes.DDP_TAGGED_BUFFER, TerminateCodes.DDP_TAGGED_BASE_BOUNDS, RdmapOpcode.RDMA_WRITE, 0x99, 0x40L);
     private static final TerminateInfo TERMINATE_PLAIN = TerminateInfo.of(TerminateCodes.LAYER_LLP, 0,
@@ -140,7 +141,8 @@ class TsharkDissectorTest
                 }
                 if (!columns[2].isEmpty())
                 {
-                    terminates.add(columns[0] + ":" + columns[2] + ":" + String.join("/", columns[3], columns[4], columns[5]));
+                    terminates.add(columns[0] + ":" + columns[2] + ":"
+                        + String.join("/", columns[3], columns[4], columns[5]));
                 }
             }
             for (int i = 0; i < connections.size(); i++)
@@ -167,7 +169,9 @@ class TsharkDissectorTest
         }
     }
 
-    /** One connection: handshake, then FPDUs both ways, each side decoding what it gets. Returns FPDUs sent with CRC. */
+    /**
+     * One connection: handshake, then FPDUs both ways, each side decoding what it gets. Returns FPDUs sent with CRC.
+     */
     private static int exchange(final ServerSocket listener, final Connection connection) throws IOException
     {
         try (Socket client = new Socket(listener.getInetAddress(), listener.getLocalPort());
@@ -199,11 +203,13 @@ class TsharkDissectorTest
             {
                 text[i] = (byte) ('a' + i % 26);
             }
-            final List<TestMessage> fromClient = List.of(TestMessage.send(1, "hello".getBytes(StandardCharsets.US_ASCII)),
+            final List<TestMessage> fromClient = List.of(
+                TestMessage.send(1, "hello".getBytes(StandardCharsets.US_ASCII)),
                 TestMessage.sendWithSe(2, new byte[0]), TestMessage.write(0x1234, 0x1000L, text),
                 TestMessage.readRequest(1, 0x1234, 0x1000L, 3, 0x5678, 0x2000L),
                 TestMessage.readResponse(0x4321, 0x3000L, new byte[] {1, 2, 3}));
-            final List<TestMessage> fromServer = List.of(TestMessage.readResponse(0x1234, 0x1000L, new byte[] {7, 8, 9}),
+            final List<TestMessage> fromServer = List.of(
+                TestMessage.readResponse(0x1234, 0x1000L, new byte[] {7, 8, 9}),
                 TestMessage.send(1, text), TestMessage.sendWithSe(2, new byte[] {1}), TestMessage.write(0x99, 0x40L,
                     new byte[] {4, 5}), TestMessage.readRequest(1, 0x4321, 0x3000L, 3, 0x8765, 0x4000L));
             final byte[] clientBytes = Streams.encode(new FpduEncoder(crc, 1448), fromClient, 1448);

@@ -50,7 +50,9 @@ final class KernelQueues
             ? new String[] {native4, mapped} : new String[] {mapped};
     }
 
-    /** The unacknowledged bytes of every connection whose key is in {@code wanted}; connections not found are absent. */
+    /**
+     * The unacknowledged bytes of every connection whose key is in {@code wanted}; connections not found are absent.
+     */
     static Map<String, Long> read(final Set<String> wanted)
     {
         final Map<String, Long> queued = new HashMap<>();

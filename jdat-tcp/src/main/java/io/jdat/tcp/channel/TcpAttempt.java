@@ -194,7 +194,8 @@ final class TcpAttempt extends Io implements PendingConnect
         }
         port.replace(this, ch);
         final int rev1 = port.transport.rev1IrdOrd;
-        handler.established(ch, reply.privateData(), word != null ? word.ird() : rev1, word != null ? word.ord() : rev1);
+        handler.established(ch, reply.privateData(), word != null ? word.ird() : rev1,
+            word != null ? word.ord() : rev1);
         ch.started();
     }
 

@@ -104,7 +104,10 @@ class ConnectRateTest
             + " after");
     }
 
-    /** The server: accepts every request into a new endpoint, disconnects it once established, frees it once disconnected. */
+    /**
+     * The server: accepts every request into a new endpoint, disconnects it once established, frees it once
+     * disconnected.
+     */
     private static void serve(final TcpNode server, final EventDispatcher crEvd, final EventDispatcher conn,
         final AtomicInteger accepted, final AtomicBoolean stop)
     {

@@ -79,7 +79,10 @@ final class DelayRelay
         server.close();
     }
 
-    /** Forwards {@code from} to {@code to}, each chunk {@code delayNanos} after it was read; an end is forwarded as an end. */
+    /**
+     * Forwards {@code from} to {@code to}, each chunk {@code delayNanos} after it was read; an end is forwarded as an
+     * end.
+     */
     private static void pipe(final Socket from, final Socket to, final long delayNanos)
     {
         final LinkedBlockingQueue<Chunk> held = new LinkedBlockingQueue<>();

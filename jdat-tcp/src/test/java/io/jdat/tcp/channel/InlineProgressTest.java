@@ -183,7 +183,8 @@ class InlineProgressTest
         while (!serverPort.quiet)
         {
             serverPort.poll();
-            assertTrue(System.nanoTime() - deadline < 0, "the I/O thread still watches for reads while a consumer polls");
+            assertTrue(System.nanoTime() - deadline < 0,
+                "the I/O thread still watches for reads while a consumer polls");
         }
     }
 

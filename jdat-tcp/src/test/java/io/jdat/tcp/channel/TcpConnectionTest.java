@@ -363,7 +363,8 @@ class TcpConnectionTest
 
     private static java.util.List<Thread> ioThreads(final TcpNode n)
     {
-        return n.provider().liveThreads().stream().filter(t -> t.getName().startsWith("jdat-tcp-") && t.getName().endsWith("-io")).toList();
+        return n.provider().liveThreads().stream().filter(t -> t.getName().startsWith("jdat-tcp-")
+            && t.getName().endsWith("-io")).toList();
     }
 
     @Test

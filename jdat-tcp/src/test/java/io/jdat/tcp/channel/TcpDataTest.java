@@ -107,8 +107,10 @@ class TcpDataTest
             final Lmr cm = c.lmr(8192);
             final Lmr sm = s.lmr(8192);
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
-            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1, CompletionFlags.DEFAULT_FLAG);
-            pair.server().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 64)}, 2, CompletionFlags.DEFAULT_FLAG);
+            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1,
+                CompletionFlags.DEFAULT_FLAG);
+            pair.server().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 64)}, 2,
+                CompletionFlags.DEFAULT_FLAG);
             Bytes.fill(sm.memory(), 4096, 64, 5);
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
                 CompletionFlags.DEFAULT_FLAG);
@@ -225,7 +227,8 @@ class TcpDataTest
             completed(client.req(), 1, RDMA);
             Bytes.fill(sm.memory(), 1 << 20, RDMA, 32);
             client.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 16, RDMA)}, 2,
-                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + (1 << 20), RDMA), CompletionFlags.DEFAULT_FLAG);
+                new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + (1 << 20), RDMA),
+                CompletionFlags.DEFAULT_FLAG);
             completed(client.req(), 2, RDMA);
             assertEquals(-1, Bytes.mismatch(cm.memory(), 16, RDMA, 32), "bytes of the RDMA Read");
             // the Read came after the Write on the same connection: the Write was placed first

@@ -208,7 +208,8 @@ class TcpReceiveFuzzTest
         final byte[] p2p = RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1), HELLO);
         seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, 100, large),
             RawMessage.send(1, payload)))));
-        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, A_SIZE - large.length + 1, large)))));
+        seeds.add(arguments(input(OPT_SPLIT, p2p,
+            fpdus(false, RawMessage.write(0, A_SIZE - large.length + 1, large)))));
         seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(1, 0, large)))));
         seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, 0, large),
             RawMessage.write(0, A_SIZE - 100, large)))));
@@ -247,7 +248,10 @@ class TcpReceiveFuzzTest
     @FuzzTest(maxDuration = "8s")
     void bytesFromARawPeer(final byte[] input) throws Exception
     {
-        FuzzInput.run("tcp-fuzz-input", () -> oneInput(input), e -> { });
+        FuzzInput.run("tcp-fuzz-input", () -> oneInput(input), e ->
+        {
+            // an input ended by an interrupt is no finding, and nothing is left to release
+        });
     }
 
     private void oneInput(final byte[] input) throws Exception
@@ -459,7 +463,8 @@ class TcpReceiveFuzzTest
                 expected = EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
             }
             final DatEvent ev = next(connEvd, "the outcome of the Reply " + r.status());
-            assertTrue(ev.is(expected), "expected " + expected + " for " + r.status() + " " + r.frame() + ", got " + ev);
+            assertTrue(ev.is(expected), "expected " + expected + " for " + r.status() + " " + r.frame() + ", got "
+                + ev);
             if (ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
             {
                 reply = r.frame();
@@ -550,7 +555,8 @@ class TcpReceiveFuzzTest
             }
             if (established)
             {
-                assertTrue(ev.is(EventNumber.CONNECTION_EVENT_BROKEN) || ev.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
+                assertTrue(ev.is(EventNumber.CONNECTION_EVENT_BROKEN)
+                    || ev.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
                     ev.toString());
                 if (terminate != null)
                 {
@@ -580,7 +586,8 @@ class TcpReceiveFuzzTest
                 assertNotEquals(DtoStatus.ERR_LOCAL_PROTECTION, ev.dto.status, "an exception inside jdat: " + ev);
                 if (ev.dto.status == DtoStatus.SUCCESS)
                 {
-                    assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE), ev.toString());
+                    assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE),
+                        ev.toString());
                 }
             }
             assertNoEvent(recvEvd, "a receive completion nobody posted");

@@ -184,7 +184,8 @@ class TcpWireTest
                 assertThrowsTimeout(raw);
                 raw.socket.setSoTimeout(5000);
 
-                raw.write(RawPeer.frame(false, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.replyIrdOrd(word, 2, 1), WELCOME));
+                raw.write(RawPeer.frame(false, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.replyIrdOrd(word, 2, 1),
+                    WELCOME));
                 final DatEvent up = next(client.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 assertArrayEquals(WELCOME, Arrays.copyOf(up.connection.privateData, up.connection.privateDataSize));
 
@@ -277,7 +278,8 @@ class TcpWireTest
         RDMAP_VERSION(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_OPERATION,
             TerminateCodes.RDMAP_INVALID_VERSION, (raw, lmr) -> raw.fpdus(RawMessage.send(1, new byte[100]),
                 damage(raw, b -> b.put(3, (byte) (b.get(3) & ~DdpRdmap.RDMAP_VERSION_MASK))))),
-        QUEUE_NUMBER(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_UNTAGGED_BUFFER, TerminateCodes.DDP_UNTAGGED_INVALID_QN,
+        QUEUE_NUMBER(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_UNTAGGED_BUFFER,
+            TerminateCodes.DDP_UNTAGGED_INVALID_QN,
             (raw, lmr) -> raw.fpdus(RawMessage.send(1, new byte[100]),
                 damage(raw, b -> b.putInt(2 + DdpRdmap.UNTAGGED_QN_OFFSET, 3)))),
         SEND_WITH_INVALIDATE(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_OPERATION,
@@ -331,7 +333,8 @@ class TcpWireTest
         final Server s = Server.open("");
         try (TcpNode node = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
         {
-            raw.write(RawPeer.frame(true, Mpa.FLAG_ENHANCED | Mpa.FLAG_CRC, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1), HELLO));
+            raw.write(RawPeer.frame(true, Mpa.FLAG_ENHANCED | Mpa.FLAG_CRC, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1),
+                HELLO));
             s.accept(HELLO);
             assertTrue(raw.readFrame(false).crc());
             raw.crc(true);
