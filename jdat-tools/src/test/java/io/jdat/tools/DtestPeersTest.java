@@ -122,7 +122,8 @@ class DtestPeersTest
         final CompletableFuture<Run> s = byServer ? server(oob, qual, "-P", "tcp", "--inject-fault", fault)
             : server(oob, qual, "-P", "tcp");
         final long start = System.nanoTime();
-        final Run c = byServer ? client(oob, qual, "-P", "tcp") : client(oob, qual, "-P", "tcp", "--inject-fault", fault);
+        final Run c = byServer ? client(oob, qual, "-P", "tcp")
+            : client(oob, qual, "-P", "tcp", "--inject-fault", fault);
         final Run sr = s.get(60, TimeUnit.SECONDS);
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15), "took longer than a failure should: "
             + (System.nanoTime() - start) / 1e9 + " s\n" + c.all() + "\nserver:\n" + sr.all());

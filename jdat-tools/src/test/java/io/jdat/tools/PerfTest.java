@@ -41,7 +41,8 @@ class PerfTest
         assertTrue(r.out().contains("baseline queue: JCTools SPSC queue"), r.all());
         assertTrue(r.out().contains("lat x"), r.all());
 
-        final List<?> rows = assertInstanceOf(List.class, MiniJson.parse(Files.readString(json, StandardCharsets.UTF_8)));
+        final List<?> rows = assertInstanceOf(List.class,
+            MiniJson.parse(Files.readString(json, StandardCharsets.UTF_8)));
         assertEquals(9, rows.size(), "3 operations x 3 sizes");
         final Set<String> seen = new TreeSet<>();
         for (final Object o : rows)

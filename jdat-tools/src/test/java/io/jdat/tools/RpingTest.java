@@ -58,7 +58,8 @@ class RpingTest
                 }
             };
             exit = CompletableFuture.supplyAsync(() -> Jdat.execute(new PrintWriter(watch, true),
-                new PrintWriter(err, true), args), task -> Thread.ofPlatform().daemon().name("rping-server").start(task));
+                new PrintWriter(err, true), args),
+                task -> Thread.ofPlatform().daemon().name("rping-server").start(task));
         }
 
         long awaitListening() throws InterruptedException
@@ -91,7 +92,8 @@ class RpingTest
             "-C", Integer.toString(count), "-S", Integer.toString(size), "-v", "--timeout", "20");
         assertEquals(0, client.code(), client.all() + server.all());
         assertEquals(0, server.exit(), server.all());
-        assertTrue(client.out().contains("rping client: " + count + " pings of " + size + " bytes, every byte verified"),
+        assertTrue(client.out().contains("rping client: " + count + " pings of " + size
+            + " bytes, every byte verified"),
             client.all());
         assertTrue(server.text.toString().contains("rping server: " + count + " pings"), server.all());
         // -v prints each ping's text as rping does: "rdma-ping-N: " and the letters from 'A' + N

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A mixed soak of every provider at once: for {@code jdat.soak.seconds} (default 120) one thread
- * per provider runs validated {@code jdat test} transactions again and again, each a whole life cycle (IA open, PSP, two
- * threads of two endpoints connecting, Send/Recv both ways, RDMA Writes and Reads of several
- * segments, every byte checked, disconnect, IA close). After a warm-up cycle it samples the heap
+ * per provider runs validated {@code jdat test} transactions again and again, each a whole life
+ * cycle (IA open, PSP, two threads of two endpoints connecting, Send/Recv both ways, RDMA Writes
+ * and Reads of several segments, every byte checked, disconnect, IA close). After a warm-up cycle it samples the heap
  * after a collection, direct and mapped buffer memory, live threads and open file descriptors;
  * at the end every one of them must be back near its sample: nothing leaks per cycle.
  */

@@ -48,7 +48,8 @@ class TestCommandTest
     void transactionRunsEveryOperationTypeWithSegmentsBothWays()
     {
         final Run r = Run.jdat("test", "client", "transaction", "-V", "-i", "10", "client", "SR", "0", "server", "SR",
-            "1", "client", "RR", "65536", "4", "server", "RW", "100", "3", "client", "RW", "1", "server", "RR", "7", "2");
+            "1", "client", "RR", "65536", "4", "server", "RW", "100", "3", "client", "RW", "1", "server", "RR", "7",
+            "2");
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("server RW 100x3"), r.all());
         assertBothSidesChecked(r);
@@ -61,8 +62,8 @@ class TestCommandTest
         assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
         assertTrue(r.oneErrorLine(), r.all());
         // the server checks first (op 0 is the client's Send); its failure is the cause
-        assertTrue(r.err().contains("server: iteration 0, op 0 (client SR 4096x1): Recv buffer on server thread 0 ep 0: "
-            + "data differs at byte"), r.all());
+        assertTrue(r.err().contains("server: iteration 0, op 0 (client SR 4096x1): "
+            + "Recv buffer on server thread 0 ep 0: data differs at byte"), r.all());
         // and the client's receive was flushed when the server broke the connection
         assertTrue(r.out().contains("Recv on client thread 0 ep 0: completion status ERR_FLUSHED"), r.all());
         assertFalse(r.out().contains("all checks passed"), r.all());
@@ -158,7 +159,8 @@ class TestCommandTest
         Run t = null;
         for (int attempt = 0; attempt < 50; attempt++)
         {
-            t = Run.jdat("test", "client", "--server", at, "--timeout", "10", "transaction", "-V", "-i", "10", "-t", "2");
+            t = Run.jdat("test", "client", "--server", at, "--timeout", "10", "transaction", "-V", "-i", "10", "-t",
+                "2");
             if (t.code() == 0 || !t.err().contains("NON_PEER_REJECTED"))
             {
                 break;

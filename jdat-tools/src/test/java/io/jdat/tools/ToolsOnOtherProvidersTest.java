@@ -53,7 +53,8 @@ class ToolsOnOtherProvidersTest
         assertTrue(t.oneErrorLine() && t.err().contains("data differs at byte"), t.all());
         final Run d = Run.jdat("dtest", "-P", provider, "--inject-fault", "write");
         assertEquals(Jdat.EXIT_FAILED, d.code(), d.all());
-        assertTrue(d.oneErrorLine() && d.err().contains("RDMA Write data of the peer in the buffer of client ep: byte 32"),
+        assertTrue(d.oneErrorLine()
+            && d.err().contains("RDMA Write data of the peer in the buffer of client ep: byte 32"),
             d.all());
     }
 

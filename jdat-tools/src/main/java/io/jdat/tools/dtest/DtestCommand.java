@@ -187,7 +187,8 @@ public final class DtestCommand implements Callable<Integer>
         if (p.writePingPong())
         {
             return "RDMA Write ping-pong" + (p.dataCheck() ? " with data check" : "") + ", " + p.burst()
-                + " rounds of " + (p.sizes().size() == 1 ? p.sizes().get(0) + " bytes" : p.sizes().size() + " sizes up to "
+                + " rounds of "
+                + (p.sizes().size() == 1 ? p.sizes().get(0) + " bytes" : p.sizes().size() + " sizes up to "
                     + p.size() + " bytes") + ", " + mode;
         }
         return p.size() + "-byte buffers, burst " + p.burst() + (p.uni() ? ", unidirectional" : "")
@@ -208,7 +209,9 @@ public final class DtestCommand implements Callable<Integer>
             wpp ? sizes(len) : List.of(len), mode, (long) (timeout * 1_000_000));
     }
 
-    /** The sizes of dtest's write ping-pong: -b alone, or -a's series (powers of 2 and their neighbours, or -i steps). */
+    /**
+     * The sizes of dtest's write ping-pong: -b alone, or -a's series (powers of 2 and their neighbours, or -i steps).
+     */
     private List<Integer> sizes(final int len)
     {
         final List<Integer> s = new ArrayList<>();
@@ -314,7 +317,10 @@ public final class DtestCommand implements Callable<Integer>
     {
         if (!verbose)
         {
-            return s -> { };
+            return s ->
+            {
+                // not verbose: the line is dropped
+            };
         }
         return s ->
         {
@@ -618,8 +624,9 @@ public final class DtestCommand implements Callable<Integer>
             if (t.write() > 0)
             {
                 final boolean wrote = !(p.uni() && "server".equals(side));
-                out.printf("%s: RDMA Write: %s%d x %d bytes, then a Send each way, in %.1f us; the peer's data checked%n",
-                    side, wrote ? "" : "none of ours, the peer's ", p.burst(), size, t.write() / 1e3);
+                out.printf("%s: RDMA Write: %s%d x %d bytes, then a Send each way, in %.1f us; "
+                    + "the peer's data checked%n", side, wrote ? "" : "none of ours, the peer's ", p.burst(), size,
+                    t.write() / 1e3);
             }
             if (t.read() > 0)
             {

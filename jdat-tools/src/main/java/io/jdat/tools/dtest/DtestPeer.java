@@ -425,8 +425,8 @@ final class DtestPeer
                     final long bad = s.asSlice(0, len).mismatch(r.asSlice(0, len));
                     if (bad >= 0)
                     {
-                        throw new CheckFailed("RDMA Write ping-pong, " + len + " bytes: the server's echo of write " + rx
-                            + " differs at byte " + bad + ": " + hex(r, bad) + ", sent " + hex(s, bad));
+                        throw new CheckFailed("RDMA Write ping-pong, " + len + " bytes: the server's echo of write "
+                            + rx + " differs at byte " + bad + ": " + hex(r, bad) + ", sent " + hex(s, bad));
                     }
                 }
             }

@@ -79,8 +79,8 @@ record OobMessage(int lid, int qpn, int scopeId, Inet4Address address, String pr
         final Matcher m = FORMAT.matcher(text);
         if (!m.matches())
         {
-            throw new CheckFailed("the server's out-of-band message is not dtest's \"lid:qpn:scope:address:provider\": '"
-                + printable(text) + "'");
+            throw new CheckFailed("the server's out-of-band message is not dtest's "
+                + "\"lid:qpn:scope:address:provider\": '" + printable(text) + "'");
         }
         final int lid = Integer.parseInt(m.group(1), 16);
         final int qpn = Integer.parseUnsignedInt(m.group(2), 16);

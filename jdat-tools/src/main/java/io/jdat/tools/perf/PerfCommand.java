@@ -75,7 +75,8 @@ public final class PerfCommand implements Callable<Integer>
         description = "cap on bytes moved per measurement; fewer iterations for big sizes (default: ${DEFAULT-VALUE})")
     private String maxBytes;
 
-    @Option(names = "--warmup", paramLabel = "N", description = "iterations before measuring (default: a tenth of the iterations)")
+    @Option(names = "--warmup", paramLabel = "N",
+        description = "iterations before measuring (default: a tenth of the iterations)")
     private Integer warmup;
 
     @Option(names = "--lat", description = "latency tests (default: latency and bandwidth)")
@@ -221,7 +222,8 @@ public final class PerfCommand implements Callable<Integer>
         }
         if ((listen != null || connect != null) && provider.inJvmOnly())
         {
-            throw usage("provider " + provider.name() + " connects only inside one JVM: run without --listen/--connect");
+            throw usage("provider " + provider.name()
+                + " connects only inside one JVM: run without --listen/--connect");
         }
         if (plot != null && !plot.toString().toLowerCase(java.util.Locale.ROOT).endsWith(".png"))
         {

@@ -23,8 +23,10 @@ final class RpingClient extends RpingEnd
     {
         super(node, out, verbose, timeoutMicros);
         this.size = size;
-        this.startBuf = node.register(size, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_READ_FLAG);
-        this.rdmaBuf = node.register(size, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_WRITE_FLAG);
+        this.startBuf = node.register(size,
+            MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_READ_FLAG);
+        this.rdmaBuf = node.register(size,
+            MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG | MemPriv.REMOTE_WRITE_FLAG);
     }
 
     /** Connects and runs {@code count} pings (0: until stopped); returns the pings verified. */

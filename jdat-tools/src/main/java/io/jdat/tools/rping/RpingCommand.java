@@ -48,7 +48,8 @@ public final class RpingCommand implements Callable<Integer>
     }
 
     @Option(names = "-a", paramLabel = "ADDR",
-        description = "client: the server's IA address (for a host-local IA such as shm, default: this host); server: the IA's own address (checked)")
+        description = "client: the server's IA address (for a host-local IA such as shm, default: this host); "
+            + "server: the IA's own address (checked)")
     private String address;
 
     @Option(names = "-p", paramLabel = "PORT", defaultValue = "" + DEFAULT_PORT,
@@ -81,7 +82,8 @@ public final class RpingCommand implements Callable<Integer>
     private long timeoutSeconds;
 
     @Option(names = "--corrupt-ping", hidden = true, defaultValue = "-1",
-        description = "test only (server): change one byte of this ping's echo, to show that the client's check catches it")
+        description = "test only (server): change one byte of this ping's echo, "
+            + "to show that the client's check catches it")
     private long corruptPing;
 
     @Override

@@ -35,8 +35,8 @@ final class RpingServer extends RpingEnd
     }
 
     /**
-     * Listens on {@code port} (0: a free one, {@code dat_psp_create_any}), accepts one client and serves {@code count} pings (0: until the
-     * client disconnects). Returns the pings served.
+     * Listens on {@code port} (0: a free one, {@code dat_psp_create_any}), accepts one client and
+     * serves {@code count} pings (0: until the client disconnects). Returns the pings served.
      *
      * @param corruptPing test only: the ping whose echo gets one byte changed, or -1
      */

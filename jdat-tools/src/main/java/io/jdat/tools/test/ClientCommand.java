@@ -135,7 +135,8 @@ public final class ClientCommand implements Runnable
             {
                 final ControlChannel ctrl = new ControlChannel(node,
                     node.link("client control", null, Completion.WAIT, timeoutMicros() * 4));
-                ctrl.link.connect(target.address(), target.port(), Protocol.CONTROL.getBytes(StandardCharsets.US_ASCII));
+                ctrl.link.connect(target.address(), target.port(),
+                    Protocol.CONTROL.getBytes(StandardCharsets.US_ASCII));
                 final int code = session.run(node, ctrl, target);
                 ctrl.link.disconnect();
                 return code;

@@ -86,7 +86,8 @@ final class DapltestClient
         attr.maxRecvDtos = 2;
         attr.maxRequestDtos = 4;
         final Link ctrl = node.link("client control", attr, Completion.WAIT, timeoutMicros);
-        final Lmr buf = node.register(3L * DapltestWire.CONTROL_SIZE, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
+        final Lmr buf = node.register(3L * DapltestWire.CONTROL_SIZE,
+            MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
         final MemorySegment m = buf.memory();
         final LmrTriplet[] one = {new LmrTriplet()};
         one[0].set(buf, 2L * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
@@ -237,11 +238,12 @@ final class DapltestClient
                 final String what = ev.number().toString();
                 ep.free();
                 final boolean refused = ev.is(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED)
-                    || ev.is(EventNumber.CONNECTION_EVENT_UNREACHABLE) || ev.is(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+                    || ev.is(EventNumber.CONNECTION_EVENT_UNREACHABLE)
+                    || ev.is(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
                 if (!refused || System.nanoTime() - deadline > 0)
                 {
-                    throw new CheckFailed("connect to " + address + ":" + port + " on client thread " + thread + " ep " + e
-                        + ": " + what);
+                    throw new CheckFailed("connect to " + address + ":" + port + " on client thread " + thread
+                        + " ep " + e + ": " + what);
                 }
                 try
                 {

@@ -338,6 +338,7 @@ final class DapltestWire
     /** Entry {@code k} of a received remote memory table: {rmr_context, address}. */
     static long[] rmi(final MemorySegment at, final int k)
     {
-        return new long[] {Integer.toUnsignedLong(at.get(U32, (long) k * RMI_ENTRY)), at.get(U64, (long) k * RMI_ENTRY + 4)};
+        return new long[] {Integer.toUnsignedLong(at.get(U32, (long) k * RMI_ENTRY)),
+            at.get(U64, (long) k * RMI_ENTRY + 4)};
     }
 }

@@ -125,7 +125,8 @@ final class Fft
             {
                 for (final String name : new String[] {"40", "x", "xsdf", "x34", "34df"})
                 {
-                    final DatStatus s = outcome(() -> Dat.iaOpen(name, 8, new DatOut<>()).close(CloseFlags.ABRUPT_FLAG));
+                    final DatStatus s = outcome(() ->
+                        Dat.iaOpen(name, 8, new DatOut<>()).close(CloseFlags.ABRUPT_FLAG));
                     if (!s.is(DatReturnType.PROVIDER_NOT_FOUND))
                     {
                         return s;
@@ -342,8 +343,8 @@ final class Fft
         {
             final String name = names[i];
             final Query q = queries[i];
-            all.add(new Case("queryinfo", 3 * i, "query of " + article(name) + " with every field", DatReturnType.SUCCESS,
-                c -> outcome(() -> q.query(c, false, false))));
+            all.add(new Case("queryinfo", 3 * i, "query of " + article(name) + " with every field",
+                DatReturnType.SUCCESS, c -> outcome(() -> q.query(c, false, false))));
             all.add(new Case("queryinfo", 3 * i + 1, "query of " + article(name) + " with a null parameter",
                 DatReturnType.INVALID_PARAMETER, c -> outcome(() -> q.query(c, true, false))));
             all.add(new Case("queryinfo", 3 * i + 2, "query of a freed " + name, DatReturnType.INVALID_HANDLE,

@@ -97,7 +97,8 @@ public final class PerformanceCommand implements Callable<Integer>
         }
         if (size < 1 || size > 1L << 30 || segs < 1 || segs > 64 || size * segs > 1L << 30)
         {
-            throw new CommandLine.ParameterException(cl, "OP: 1 to 64 segments of 1 byte to 1 GiB, at most 1 GiB in all");
+            throw new CommandLine.ParameterException(cl,
+                "OP: 1 to 64 segments of 1 byte to 1 GiB, at most 1 GiB in all");
         }
         return new Performance.Params(op.equals("RW"), size, segs, iterations, pipeline, completion, client.corrupt());
     }

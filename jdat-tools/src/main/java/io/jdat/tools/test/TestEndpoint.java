@@ -159,7 +159,8 @@ final class TestEndpoint
                 final String[] f = peer.get("op" + k).split(":");
                 if (Long.parseLong(f[2]) != op.length())
                 {
-                    throw new CheckFailed("RMR info on " + link.name + ": op " + k + " exposes " + f[2] + " bytes, expected "
+                    throw new CheckFailed("RMR info on " + link.name + ": op " + k + " exposes " + f[2]
+                        + " bytes, expected "
                         + op.length());
                 }
                 remote[k] = new RmrTriplet((int) Long.parseLong(f[0]), Long.parseLong(f[1]), op.length());

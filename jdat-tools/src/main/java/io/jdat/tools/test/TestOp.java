@@ -83,7 +83,8 @@ public record TestOp(boolean byClient, Type type, long segSize, int segs, boolea
             final String who = words.get(i).toLowerCase(Locale.ROOT);
             if (!who.equals("client") && !who.equals("server"))
             {
-                throw new IllegalArgumentException("op list: expected 'client' or 'server', got '" + words.get(i) + "'");
+                throw new IllegalArgumentException("op list: expected 'client' or 'server', got '" + words.get(i)
+                    + "'");
             }
             if (i + 1 >= words.size())
             {

@@ -247,7 +247,8 @@ final class Transaction
     private static void checkPrivateData(final ConnectionRequest cr, final TestEndpoint ep)
     {
         final String pd = Protocol.privateData(cr);
-        final String expected = new String(Protocol.testEp(ep.thread, ep.index), java.nio.charset.StandardCharsets.US_ASCII);
+        final String expected = new String(Protocol.testEp(ep.thread, ep.index),
+            java.nio.charset.StandardCharsets.US_ASCII);
         if (!pd.equals(expected))
         {
             cr.reject();

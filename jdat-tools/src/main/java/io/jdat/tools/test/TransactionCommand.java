@@ -112,7 +112,8 @@ public final class TransactionCommand implements Callable<Integer>
                 }
             });
             out.printf("client: %d checks passed%s%n", mine.checks().get(), mine.passed() ? "" : ", failed");
-            out.printf("server: %d checks passed%s%n", serverSide.checks().get(), serverSide.passed() ? "" : ", failed");
+            out.printf("server: %d checks passed%s%n", serverSide.checks().get(),
+                serverSide.passed() ? "" : ", failed");
             final long moved = bytesPerIteration(p) * p.iters() * p.threads() * p.eps();
             out.printf("%d iterations x %d endpoint(s) in %.3f s: %.1f MB/s%n", p.iters(), p.threads() * p.eps(),
                 seconds, moved / seconds / 1e6);
@@ -164,7 +165,8 @@ public final class TransactionCommand implements Callable<Integer>
             final long moved = bytesPerIteration(p) * p.iters() * p.threads() * p.eps();
             out.printf("%d iterations x %d endpoint(s) in %.3f s: %.1f MB/s%n", p.iters(), p.threads() * p.eps(),
                 seconds, moved / seconds / 1e6);
-            out.println("all checks passed (" + checks + " checks on this side; the server's verdict is in its output)");
+            out.println("all checks passed (" + checks
+                + " checks on this side; the server's verdict is in its output)");
             return 0;
         }
         catch (final CheckFailed | DatException e)

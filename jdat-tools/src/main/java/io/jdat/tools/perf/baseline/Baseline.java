@@ -52,7 +52,10 @@ public interface Baseline
     /** The sending half of a one-way pipe. */
     interface Sender
     {
-        /** Sends {@code size} bytes of {@code src} if there is room now (a partial message resumes next call); true once it is all sent. */
+        /**
+         * Sends {@code size} bytes of {@code src} if there is room now (a partial message resumes next call); true once
+         * it is all sent.
+         */
         boolean trySend(MemorySegment src, long size);
     }
 
