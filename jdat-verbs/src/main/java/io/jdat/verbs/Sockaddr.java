@@ -14,7 +14,8 @@ import java.net.UnknownHostException;
 final class Sockaddr
 {
     private static final short AF_INET = 2;
-    private static final ValueLayout.OfShort PORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort PORT =
+        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private Sockaddr()
     {

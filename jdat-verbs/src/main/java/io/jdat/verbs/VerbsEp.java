@@ -248,7 +248,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         }
         if (rc != 0)
         {
-            throw native_(rc == 12 ? DatReturnType.INSUFFICIENT_RESOURCES : DatReturnType.INTERNAL_ERROR,
+            throw nativeFailure(rc == 12 ? DatReturnType.INSUFFICIENT_RESOURCES : DatReturnType.INTERNAL_ERROR,
                 "ibv_post_send", rc);
         }
         sendPosted = posted + 1;
@@ -307,7 +307,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
             if (rc != 0)
             {
                 recvPosted = recvGiven; // the rest never reach the NIC: not posted
-                throw native_(rc == 12 ? DatReturnType.INSUFFICIENT_RESOURCES : DatReturnType.INTERNAL_ERROR,
+                throw nativeFailure(rc == 12 ? DatReturnType.INSUFFICIENT_RESOURCES : DatReturnType.INTERNAL_ERROR,
                     "ibv_post_recv", rc);
             }
             recvGiven++;
@@ -408,7 +408,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
                     state = EpState.UNCONNECTED;
                 }
                 detach();
-                throw native_(DatReturnType.INVALID_ADDRESS, "rdma_resolve_addr", errno);
+                throw nativeFailure(DatReturnType.INVALID_ADDRESS, "rdma_resolve_addr", errno);
             }
         }
     }
@@ -445,7 +445,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         cmId = id;
         if (RdmaCm.createQp(id, pz.pd, initAttr) != 0)
         {
-            throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_qp", Native.errno());
+            throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_qp", Native.errno());
         }
         qp = id.get(Native.PTR, RdmaCm.ID_QP);
         giveRecvs();
@@ -470,7 +470,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
             {
                 final int errno = Native.errno();
                 state = EpState.UNCONNECTED;
-                throw native_(DatReturnType.INTERNAL_ERROR, "rdma_accept", errno);
+                throw nativeFailure(DatReturnType.INTERNAL_ERROR, "rdma_accept", errno);
             }
         }
     }

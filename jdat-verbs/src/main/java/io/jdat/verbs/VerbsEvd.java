@@ -98,7 +98,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
             {
                 final int errno = Native.errno();
                 arena.close();
-                throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_create_comp_channel", errno);
+                throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_create_comp_channel", errno);
             }
             this.channel = ch.reinterpret(16);
             this.channelFd = channel.get(Native.INT, Ibv.COMP_CHANNEL_FD);
@@ -108,7 +108,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
                 final int errno = Native.errno();
                 Ibv.destroyCompChannel(channel);
                 arena.close();
-                throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_create_cq(" + qlen + ")", errno);
+                throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_create_cq(" + qlen + ")", errno);
             }
             this.cq = q;
         }
@@ -407,7 +407,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
                 }
                 if (rc != 0)
                 {
-                    throw native_(DatReturnType.INTERNAL_ERROR, "ibv_req_notify_cq", rc);
+                    throw nativeFailure(DatReturnType.INTERNAL_ERROR, "ibv_req_notify_cq", rc);
                 }
                 synchronized (this)
                 {

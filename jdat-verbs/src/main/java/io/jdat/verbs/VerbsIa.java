@@ -90,7 +90,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final MemorySegment ch = RdmaCm.createEventChannel();
         if (ch.equals(MemorySegment.NULL))
         {
-            throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_event_channel", Native.errno());
+            throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_event_channel", Native.errno());
         }
         this.channel = ch.reinterpret(8);
         this.channelFd = channel.get(Native.INT, RdmaCm.CHANNEL_FD);
@@ -99,7 +99,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         {
             final int errno = Native.errno();
             RdmaCm.destroyEventChannel(channel);
-            throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_id", errno);
+            throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_id", errno);
         }
         this.deviceId = idOut.get(Native.PTR, 0).reinterpret(RdmaCm.ID_SIZE);
         try
@@ -118,7 +118,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
             final int rc = Ibv.queryDevice(context, attr);
             if (rc != 0)
             {
-                throw native_(DatReturnType.INTERNAL_ERROR, "ibv_query_device", rc);
+                throw nativeFailure(DatReturnType.INTERNAL_ERROR, "ibv_query_device", rc);
             }
             this.maxQpWr = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_QP_WR);
             this.maxSge = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_SGE);
@@ -161,7 +161,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
             final MemorySegment out = a.allocate(Native.PTR);
             if (RdmaCm.createId(channel, out, 0) != 0)
             {
-                throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_id", Native.errno());
+                throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_id", Native.errno());
             }
             final MemorySegment id = out.get(Native.PTR, 0).reinterpret(RdmaCm.ID_SIZE);
             byCmId.put(id.address(), owner);
@@ -192,8 +192,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
                     throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "connection qualifier " + port
                         + " is in use on " + inet.getHostAddress());
                 }
-                throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_bind_addr(" + inet.getHostAddress() + ":"
-                    + port + ")", errno);
+                throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES,
+                    "rdma_bind_addr(" + inet.getHostAddress() + ":" + port + ")", errno);
             }
         }
     }
@@ -306,7 +306,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final MemorySegment pd = Ibv.allocPd(context);
         if (pd.equals(MemorySegment.NULL))
         {
-            throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_alloc_pd", Native.errno());
+            throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_alloc_pd", Native.errno());
         }
         return remember(new VerbsPz(this, pd));
     }
@@ -363,7 +363,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final MemorySegment mr = Ibv.regMr(p.pd, memory, length, access);
         if (mr.equals(MemorySegment.NULL))
         {
-            throw native_(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_reg_mr(" + length + " bytes)", Native.errno());
+            throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "ibv_reg_mr(" + length + " bytes)",
+                Native.errno());
         }
         p.users.incrementAndGet();
         final boolean remote = (memPrivileges & (MemPriv.REMOTE_READ_FLAG | MemPriv.REMOTE_WRITE_FLAG)) != 0;

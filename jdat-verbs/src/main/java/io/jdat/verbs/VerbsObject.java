@@ -81,7 +81,7 @@ abstract class VerbsObject implements DatHandle
         return new DatException(DatReturnType.INVALID_STATE, subtype, message);
     }
 
-    static DatException native_(final DatReturnType type, final String call, final int errno)
+    static DatException nativeFailure(final DatReturnType type, final String call, final int errno)
     {
         return new DatException(type, call + " failed: " + Native.describe(errno));
     }

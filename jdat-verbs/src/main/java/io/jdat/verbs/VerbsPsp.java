@@ -31,7 +31,7 @@ final class VerbsPsp extends VerbsObject implements PublicServicePoint
             ia.bindLocal(cmId, (int) connQual);
             if (RdmaCm.listen(cmId, BACKLOG) != 0)
             {
-                throw native_(io.jdat.DatReturnType.INTERNAL_ERROR, "rdma_listen", Native.errno());
+                throw nativeFailure(io.jdat.DatReturnType.INTERNAL_ERROR, "rdma_listen", Native.errno());
             }
         }
         catch (final RuntimeException e)

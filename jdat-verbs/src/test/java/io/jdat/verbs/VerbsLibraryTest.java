@@ -45,7 +45,8 @@ class VerbsLibraryTest
         if (inv.devices().isEmpty())
         {
             assertEquals(1, lines.size(), lines.toString());
-            assertTrue(lines.getFirst().startsWith("no RDMA device found") || lines.getFirst().contains("cannot be loaded"),
+            assertTrue(lines.getFirst().startsWith("no RDMA device found")
+                || lines.getFirst().contains("cannot be loaded"),
                 lines.getFirst());
         }
         else
