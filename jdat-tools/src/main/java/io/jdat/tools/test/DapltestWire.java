@@ -165,7 +165,8 @@ final class DapltestWire
     {
         if (received != CONTROL_SIZE)
         {
-            throw new CheckFailed("the client's Transaction_Cmd is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
+            throw new CheckFailed("the client's Transaction_Cmd is " + received + " bytes, dapltest's is "
+                + CONTROL_SIZE);
         }
         checkHeader(at, "Transaction_Cmd");
         final long iters = Integer.toUnsignedLong(at.get(U32, 264));
@@ -225,7 +226,8 @@ final class DapltestWire
     {
         if (received != CONTROL_SIZE)
         {
-            throw new CheckFailed("the client's Performance_Cmd is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
+            throw new CheckFailed("the client's Performance_Cmd is " + received + " bytes, dapltest's is "
+                + CONTROL_SIZE);
         }
         checkHeader(at, "Performance_Cmd");
         final int mode = at.get(U32, 528);

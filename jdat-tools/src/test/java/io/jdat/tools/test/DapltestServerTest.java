@@ -84,7 +84,8 @@ class DapltestServerTest
     void theDapltestClientPassesTwoThreadsOfTwoEndpointsWithValidation() throws InterruptedException
     {
         final List<TestOp> ops = DapltestClient.withBarriers(TestOp.parse(List.of("client", "SR", "256", "server", "RW",
-            "4096", "client", "RR", "4096", "server", "SR", "100", "3", "client", "RW", "64", "2", "server", "RR", "8")),
+            "4096", "client", "RR", "4096", "server", "SR", "100", "3", "client", "RW", "64", "2", "server", "RR",
+            "8")),
             true);
         final TransactionParams p = new TransactionParams(2, 2, 10, true, Completion.WAIT, false, ops, false);
         final long checks = DapltestClient.run(client, server.address(), server.port(), null, 0, "loopback", p,
