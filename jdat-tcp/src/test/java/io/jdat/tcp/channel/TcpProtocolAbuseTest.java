@@ -93,7 +93,8 @@ class TcpProtocolAbuseTest
             final byte[] now = lmr.memory().asSlice(from).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             final byte[] before = new byte[now.length];
             Arrays.fill(before, UNTOUCHED);
-            assertEquals(-1, Arrays.mismatch(before, now), "a byte changed at " + (from + Arrays.mismatch(before, now)));
+            assertEquals(-1, Arrays.mismatch(before, now), "a byte changed at "
+                + (from + Arrays.mismatch(before, now)));
         }
 
         @Override
