@@ -36,7 +36,9 @@ final class InlineProgress
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     private final TcpPort port;
-    /** The established channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}. */
+    /**
+     * The established channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}.
+     */
     private final Selector pollSelector;
     /** The same channels again, for the one consumer that blocks here instead of parking ({@link #awaitProgress}). */
     private final Selector waitSelector;
