@@ -110,7 +110,8 @@ final class TcpChannel extends Io implements Channel
     private final SentLog sent = new SentLog();
 
     /**
-     * @param active   the initiator (sends at once) or the responder (waits for the first FPDU)
+     * @param active   the initiator (sends at once) or the responder (waits for the first FPDU,
+     *                 unless instance data {@code responder_waits=false})
      * @param awaitRtr responder in peer-to-peer mode: the first FPDU must be a zero-length Write
      */
     TcpChannel(final TcpPort port, final SocketChannel sock, final ChannelHandler handler, final boolean active,
@@ -123,7 +124,7 @@ final class TcpChannel extends Io implements Channel
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
         this.direct = new DirectReader(sock, decoder, inbound);
-        this.txOpen = active;
+        this.txOpen = active || !awaitRtr && !port.transport.responderWaits;
         this.awaitRtr = awaitRtr;
         String[] keys;
         try

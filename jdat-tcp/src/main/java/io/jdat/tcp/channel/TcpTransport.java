@@ -60,6 +60,12 @@ final class TcpTransport implements Transport
     final boolean crc;
     final int mpaRevision;
     final boolean peerToPeer;
+    /**
+     * RFC 5044's startup rule on the responder: without peer-to-peer mode it sends nothing until
+     * the initiator's first FPDU has arrived. False lets it send right after its Reply, as
+     * OFED DAPL's dapltest performance server does over siw (the only way to serve its client).
+     */
+    final boolean responderWaits;
     final int rev1IrdOrd;
     /** Bytes of one FPDU at most; 0 for auto. */
     final int mss;
@@ -86,6 +92,7 @@ final class TcpTransport implements Transport
         this.crc = config.flag("crc", false);
         this.mpaRevision = (int) config.bounded("mpa_revision", Mpa.REVISION_2, Mpa.REVISION_1, Mpa.REVISION_2);
         this.peerToPeer = config.flag("p2p", true) && mpaRevision == Mpa.REVISION_2;
+        this.responderWaits = config.flag("responder_waits", true);
         this.rev1IrdOrd = (int) config.bounded("rev1_ird_ord", 1, 0, Mpa.IrdOrd.VALUE_MASK);
         final String m = config.get("mss");
         this.mss = m == null || m.isEmpty() || m.equalsIgnoreCase("auto") ? 0

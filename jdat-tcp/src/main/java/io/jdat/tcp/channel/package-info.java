@@ -21,7 +21,8 @@
  * spoken to ({@code mpa_revision=1}). By default the initiator proposes peer-to-peer mode with a
  * zero-length RDMA Write as the ready-to-receive message, so the responder may send first; a
  * responder without that waits for the initiator's first FPDU before it sends (RFC 5044 startup
- * rule).
+ * rule), unless its instance data says {@code responder_waits=false}: OFED dapltest's performance
+ * test has the server Send first to an initiator (siw's) that proposes no peer-to-peer mode.
  *
  * <p><b>Data</b> ({@code TcpChannel}) uses the codecs of {@link io.jdat.tcp}: each message
  * becomes DDP segments of at most one MSS (the local interface's MTU less IP and TCP headers,
