@@ -110,7 +110,7 @@ final class DapltestWire
 
     /**
      * {@code Client_Info} of {@code received} bytes: dapltest's version, little-endian, a test
-     * type and the total number of threads. Anything else fails with a {@link CheckFailed}
+     * type and the total number of threads, unchecked. Anything else fails with a {@link CheckFailed}
      * naming it.
      */
     static ClientInfo clientInfo(final MemorySegment at, final long received)
@@ -127,15 +127,13 @@ final class DapltestWire
             throw new CheckFailed("the client's Client_Info names test type " + Integer.toUnsignedString(type)
                 + ", dapltest's are 1 to 5");
         }
-        if (threads < 1 || threads > MAX_EPS)
-        {
-            throw new CheckFailed("the client's Client_Info names " + Integer.toUnsignedString(threads)
-                + " threads, at most " + MAX_EPS + " are served");
-        }
         return new ClientInfo(type, threads);
     }
 
-    /** What a {@code Client_Info} says: the test type and the total number of threads. */
+    /**
+     * What a {@code Client_Info} says: the test type and the total number of threads (dapltest
+     * counts threads x endpoints for a transaction test, 0 for a quit; the commands say what runs).
+     */
     record ClientInfo(int testType, int totalThreads)
     {
     }
