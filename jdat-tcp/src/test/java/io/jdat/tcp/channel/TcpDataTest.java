@@ -143,7 +143,8 @@ class TcpDataTest
             final Lmr cm = c.lmr(8192);
             final Lmr sm = s.lmr(8192);
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
-            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1, CompletionFlags.DEFAULT_FLAG);
+            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1,
+                CompletionFlags.DEFAULT_FLAG);
             Bytes.fill(sm.memory(), 4096, 64, 7);
             // as OFED dapltest's performance server: its first Send before anything of the client's
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
