@@ -338,8 +338,8 @@ public final class DtestCommand implements Callable<Integer>
     }
 
     /**
-     * The server: the out-of-band message to the first client of the TCP port, then the PSP, then
-     * one connection whose private data is checked as dtest's server checks it.
+     * The server: the PSP, the out-of-band message to the first client of the TCP port, then one
+     * connection whose private data is checked as dtest's server checks it.
      */
     private DtestPeer.Timings serve(final PrintWriter out, final DtestPeer.Params params)
     {
@@ -349,6 +349,11 @@ public final class DtestCommand implements Callable<Integer>
                 : node.address.inet() instanceof Inet4Address a ? a : null;
             final String name = advertiseProvider != null ? advertiseProvider : advertisedProvider(node.iaName);
             final byte[] message = OobMessage.of(advertised, name).encode();
+            // the PSP listens before the out-of-band message goes out: a DAPL client connects as
+            // soon as it has the message and does not retry a refused connection
+            final EventDispatcher crEvd = node.evd(4, null, EvdFlags.CR_FLAG);
+            final DtestPeer peer = new DtestPeer(node, false, params, fault, log(out, "server"));
+            final PublicServicePoint psp = node.ia.pspCreate(connQual, crEvd, PspFlags.CONSUMER_FLAG);
             final ServerSocket listener = OutOfBand.listen(oobPort);
             out.println("server: waiting for a client on TCP port " + listener.getLocalPort() + " (advertising "
                 + (advertised == null ? "no address" : advertised.getHostAddress()) + ", provider " + name + ")");
@@ -358,9 +363,6 @@ public final class DtestCommand implements Callable<Integer>
             {
                 throw new CheckFailed("server: sent a short out-of-band message (--inject-fault shortOob)");
             }
-            final EventDispatcher crEvd = node.evd(4, null, EvdFlags.CR_FLAG);
-            final DtestPeer peer = new DtestPeer(node, false, params, fault, log(out, "server"));
-            final PublicServicePoint psp = node.ia.pspCreate(connQual, crEvd, PspFlags.CONSUMER_FLAG);
             out.println("server: listening on " + node.address + ":" + psp.connQual());
             out.flush();
             return accept(node, crEvd, psp, peer, params.timeoutMicros());
