@@ -13,6 +13,8 @@ module io.jdat.tools
     requires HdrHistogram;
     // the perf plots draw with java.awt (headless)
     requires java.desktop;
+    // jdat perf --alloc reads the per-thread allocation counter of com.sun.management.ThreadMXBean
+    requires jdk.management;
 
     // picocli reads and sets the commands' annotated fields reflectively
     opens io.jdat.tools to info.picocli;

@@ -133,6 +133,35 @@ class PerfTest
         assertTrue(r.out().contains(" send: latency"), r.all());
     }
 
+    /**
+     * {@code --alloc} prints, under each row, the bytes per operation the client's and the
+     * server's measuring threads allocated; on loopback, whose post and dequeue allocate nothing,
+     * and with a harness that builds no message per round, a few bytes per operation at most
+     * (what the first rounds allocate before the JIT compiler has run).
+     */
+    @Test
+    void allocPrintsBytesPerOperationOfBothThreads()
+    {
+        final Run r = Run.jdat("perf", "--op", "send,write", "--sizes", "8", "--iters", "5000", "--inline-poll",
+            "--alloc");
+        assertEquals(0, r.code(), r.all());
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("allocated B/op: latency client (\\S+) "
+            + "server (\\S+) \\((\\d+) ops\\); bandwidth client (\\S+) server (\\S+)").matcher(r.out());
+        int rows = 0;
+        while (m.find())
+        {
+            rows++;
+            assertEquals(5500, Integer.parseInt(m.group(3)), "5000 measured and 500 warm-up rounds: " + r.all());
+            for (final int g : new int[] {1, 2, 4, 5})
+            {
+                final double perOp = Double.parseDouble(m.group(g));
+                assertTrue(perOp >= 0 && perOp < 4, "bytes per operation " + perOp + " in " + m.group() + "\n"
+                    + r.all());
+            }
+        }
+        assertEquals(2, rows, "one allocation line per row (send 8, write 8): " + r.all());
+    }
+
     @Test
     void sharedMemoryOnShmSendsLargeRdmaAsReferencesAndChecksTheData()
     {

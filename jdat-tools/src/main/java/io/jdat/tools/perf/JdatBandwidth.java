@@ -77,8 +77,10 @@ final class JdatBandwidth
         {
             boolean progress = false;
             boolean done = true;
-            for (final Stream s : streams)
+            // indexed: an iterator would be an allocation per pass wherever escape analysis does not run
+            for (int i = 0; i < streams.size(); i++)
             {
+                final Stream s = streams.get(i);
                 if (!s.done())
                 {
                     progress |= s.step();

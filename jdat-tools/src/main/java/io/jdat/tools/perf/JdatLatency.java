@@ -25,6 +25,8 @@ final class JdatLatency
     private final LmrTriplet[] dst = {new LmrTriplet()};
     private final RmrTriplet remoteDst = new RmrTriplet();
     private final RmrTriplet remoteSrc = new RmrTriplet();
+    /** The round in progress, for failure messages. */
+    private int round;
 
     JdatLatency(final PerfSide side, final RowSpec row)
     {
@@ -60,42 +62,62 @@ final class JdatLatency
     /** The client: {@code total} round trips (or reads), the measured ones recorded in nanoseconds. */
     void client(final Histogram rtt)
     {
-        switch (row.op())
+        try
         {
-            case send -> clientSend(rtt);
-            case write -> clientWrite(rtt);
-            case read -> clientRead(rtt);
+            switch (row.op())
+            {
+                case send -> clientSend(rtt);
+                case write -> clientWrite(rtt);
+                case read -> clientRead(rtt);
+            }
+        }
+        catch (final CheckFailed e)
+        {
+            throw inRound(e);
         }
     }
 
     /** The server: answers the client's round trips (nothing to do for reads). */
     void server()
     {
-        switch (row.op())
+        try
         {
-            case send -> serverSend();
-            case write -> serverWrite();
-            case read ->
+            switch (row.op())
             {
-                // one-sided: the server's CPU takes no part
+                case send -> serverSend();
+                case write -> serverWrite();
+                case read ->
+                {
+                    // one-sided: the server's CPU takes no part
+                }
             }
+        }
+        catch (final CheckFailed e)
+        {
+            throw inRound(e);
         }
     }
 
-    private int flags(final int round)
+    /** A failure with its round: the loops build no message per round, so that they allocate nothing. */
+    private CheckFailed inRound(final CheckFailed e)
     {
-        return round == row.total() - 1 ? CompletionFlags.DEFAULT_FLAG : CompletionFlags.SUPPRESS_FLAG;
+        return new CheckFailed("round " + round + " of " + row.total() + ": " + e.getMessage(), e);
+    }
+
+    private int flags(final int r)
+    {
+        return r == row.total() - 1 ? CompletionFlags.DEFAULT_FLAG : CompletionFlags.SUPPRESS_FLAG;
     }
 
     private void clientSend(final Histogram rtt)
     {
         final int total = row.total();
-        for (int round = 0; round < total; round++)
+        for (round = 0; round < total; round++)
         {
             side.fwd.ep.postRecv(1, dst, round, CompletionFlags.DEFAULT_FLAG);
             final long t0 = System.nanoTime();
             side.fwd.ep.postSend(1, src, round, flags(round));
-            side.fwd.expectRecv("send latency: reply " + round, round, row.size());
+            side.fwd.expectRecv("send latency: reply", round, row.size());
             final long t1 = System.nanoTime();
             if (round >= row.warmup())
             {
@@ -108,9 +130,9 @@ final class JdatLatency
     private void serverSend()
     {
         final int total = row.total();
-        for (int round = 0; round < total; round++)
+        for (round = 0; round < total; round++)
         {
-            side.fwd.expectRecv("send latency: request " + round, round, row.size());
+            side.fwd.expectRecv("send latency: request", round, row.size());
             if (round < total - 1)
             {
                 side.fwd.ep.postRecv(1, dst, round + 1, CompletionFlags.DEFAULT_FLAG);
@@ -120,22 +142,22 @@ final class JdatLatency
         side.fwd.expectRequest("send latency: last reply", total - 1, row.size());
     }
 
-    private static byte tag(final int round)
+    private static byte tag(final int r)
     {
-        return (byte) (round % 255 + 1);
+        return (byte) (r % 255 + 1);
     }
 
     private void clientWrite(final Histogram rtt)
     {
         final int total = row.total();
         final long last = row.size() - 1;
-        for (int round = 0; round < total; round++)
+        for (round = 0; round < total; round++)
         {
             final byte tag = tag(round);
             side.memory.set(ValueLayout.JAVA_BYTE, side.src() + last, tag);
             final long t0 = System.nanoTime();
             side.fwd.ep.postRdmaWrite(1, src, round, remoteDst, flags(round));
-            awaitTag(side.dst() + last, tag, "write latency: reply " + round);
+            awaitTag(side.dst() + last, tag, "write latency: reply");
             final long t1 = System.nanoTime();
             if (round >= row.warmup())
             {
@@ -149,10 +171,10 @@ final class JdatLatency
     {
         final int total = row.total();
         final long last = row.size() - 1;
-        for (int round = 0; round < total; round++)
+        for (round = 0; round < total; round++)
         {
             final byte tag = tag(round);
-            awaitTag(side.dst() + last, tag, "write latency: request " + round);
+            awaitTag(side.dst() + last, tag, "write latency: request");
             side.memory.set(ValueLayout.JAVA_BYTE, side.src() + last, tag);
             side.fwd.ep.postRdmaWrite(1, src, round, remoteDst, flags(round));
         }
@@ -179,11 +201,11 @@ final class JdatLatency
     private void clientRead(final Histogram rtt)
     {
         final int total = row.total();
-        for (int round = 0; round < total; round++)
+        for (round = 0; round < total; round++)
         {
             final long t0 = System.nanoTime();
             side.fwd.ep.postRdmaRead(1, dst, round, remoteSrc, CompletionFlags.DEFAULT_FLAG);
-            side.fwd.expectRequest("read latency: RDMA Read " + round, round, row.size());
+            side.fwd.expectRequest("read latency: RDMA Read", round, row.size());
             final long t1 = System.nanoTime();
             if (round >= row.warmup())
             {

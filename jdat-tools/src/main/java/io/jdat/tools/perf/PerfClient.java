@@ -8,6 +8,7 @@ import io.jdat.tools.perf.baseline.Baseline;
 import io.jdat.tools.perf.baseline.Harness;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -18,13 +19,43 @@ import org.HdrHistogram.Histogram;
 final class PerfClient
 {
     private final PerfSide side;
-    private final Histogram rtt = new Histogram(3);
+    /**
+     * Sized up front for every value a test can record (a wait longer than the timeout fails
+     * it): an auto-resizing histogram would allocate new counts in the middle of a measured
+     * loop whenever a round took longer than any before.
+     */
+    private final Histogram rtt;
     private final boolean corrupt;
+    private Allocated allocated;
+
+    /**
+     * The heap bytes the client's and the server's measuring threads allocated in one jdat
+     * measurement, each -1 where the JVM does not count them.
+     *
+     * @param client bytes the client's thread allocated while it ran the test
+     * @param server bytes the server's thread allocated while it ran the test
+     * @param ops    operations of the test (warm-up rounds included)
+     */
+    record Allocated(long client, long server, long ops)
+    {
+        /** Client bytes per operation, NaN where not counted. */
+        double clientPerOp()
+        {
+            return client < 0 || ops <= 0 ? Double.NaN : (double) client / ops;
+        }
+
+        /** Server bytes per operation, NaN where not counted. */
+        double serverPerOp()
+        {
+            return server < 0 || ops <= 0 ? Double.NaN : (double) server / ops;
+        }
+    }
 
     PerfClient(final PerfSide side, final boolean corrupt)
     {
         this.side = side;
         this.corrupt = corrupt;
+        this.rtt = new Histogram(Math.max(TimeUnit.HOURS.toNanos(1), 2 * side.settings.timeoutMicros() * 1000), 3);
     }
 
     /** jdat's latency for {@code row}. */
@@ -35,8 +66,10 @@ final class PerfClient
         lat.prepareClient();
         side.ctrl.call(row.toMessage("jdat").build()).expect("READY");
         rtt.reset();
+        final long before = Allocations.ofThisThread();
         lat.client(rtt);
-        finish(row);
+        final long after = Allocations.ofThisThread();
+        finish(row, before, after);
         return Figures.Latency.of(rtt, row.op().halfRoundTrip() ? 2 : 1);
     }
 
@@ -65,8 +98,10 @@ final class PerfClient
                 Math.min(depth, side.readDepth)));
         }
         side.ctrl.call(row.toMessage("jdat").build()).expect("READY");
+        final long before = Allocations.ofThisThread();
         JdatBandwidth.run(streams, side.settings.timeoutMicros());
-        final long serverNanos = finish(row);
+        final long after = Allocations.ofThisThread();
+        final long serverNanos = finish(row, before, after);
         final Figures.Bandwidth mine = Figures.Bandwidth.of(row.iters(), row.size(), streams.getFirst().nanos());
         return row.bidirectional() ? mine.plus(Figures.Bandwidth.of(row.iters(), row.size(), serverNanos)) : mine;
     }
@@ -77,10 +112,14 @@ final class PerfClient
         side.memory.asSlice(side.dst(), row.size()).fill((byte) 0);
     }
 
-    /** CHECK and DONE, then the client's own check; returns the nanoseconds the server timed. */
-    private long finish(final RowSpec row)
+    /**
+     * CHECK and DONE, then the client's own check; returns the nanoseconds the server timed.
+     * {@code before} and {@code after}: the client thread's allocation counter around the test.
+     */
+    private long finish(final RowSpec row, final long before, final long after)
     {
         final Message done = side.ctrl.call(Message.of("CHECK").flag("corrupt", corrupt).build()).expect("DONE");
+        allocated = new Allocated(before < 0 || after < 0 ? -1 : after - before, done.getLong("alloc"), row.total());
         if (PerfServer.receivesData(row, true))
         {
             final long checked = row.kind() == RowSpec.Kind.lat && row.op() == Op.write ? row.size() - 1 : row.size();
@@ -92,6 +131,12 @@ final class PerfClient
                 row + ": the client's destination buffer");
         }
         return done.getLong("nanos");
+    }
+
+    /** What the last jdat measurement allocated on both sides (null before the first). */
+    Allocated allocated()
+    {
+        return allocated;
     }
 
     /** The baseline's latency for {@code row}, between the same two threads. */

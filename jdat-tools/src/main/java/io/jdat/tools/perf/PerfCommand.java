@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
@@ -104,6 +105,11 @@ public final class PerfCommand implements Callable<Integer>
     @Option(names = "--baseline", arity = "0..1", fallbackValue = "auto", paramLabel = "NAME",
         description = "measure a baseline beside jdat: the provider's own (no NAME), or queue, tcp or shm")
     private String baseline;
+
+    @Option(names = "--alloc",
+        description = "after each row, the heap bytes per operation that the client's and the server's measuring "
+            + "threads allocated while jdat ran it (warm-up rounds included; 0 when post and poll allocate nothing)")
+    private boolean alloc;
 
     @Option(names = "--json", paramLabel = "FILE", description = "write the rows as a JSON array")
     private Path json;
@@ -348,10 +354,13 @@ public final class PerfCommand implements Callable<Integer>
                     Figures.Latency bl = null;
                     Figures.Bandwidth b = null;
                     Figures.Bandwidth bb = null;
+                    PerfClient.Allocated latAlloc = null;
+                    PerfClient.Allocated bwAlloc = null;
                     if (plan.lat)
                     {
                         final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, w, false, seed++);
                         l = client.jdatLatency(r);
+                        latAlloc = client.allocated();
                         progress.step();
                         if (plan.baseline != null)
                         {
@@ -363,6 +372,7 @@ public final class PerfCommand implements Callable<Integer>
                     {
                         final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, n, w, bidirectional, seed++);
                         b = client.jdatBandwidth(r);
+                        bwAlloc = client.allocated();
                         progress.step();
                         if (plan.baseline != null)
                         {
@@ -375,6 +385,11 @@ public final class PerfCommand implements Callable<Integer>
                     rows.add(row);
                     progress.clear();
                     table.print(row);
+                    if (alloc)
+                    {
+                        out.println(allocation(latAlloc, bwAlloc));
+                        out.flush();
+                    }
                     progress.redraw();
                 }
             }
@@ -388,6 +403,27 @@ public final class PerfCommand implements Callable<Integer>
             }
         }
         return rows;
+    }
+
+    /** The {@code --alloc} line under a row: bytes per operation of each side's measuring thread. */
+    static String allocation(final PerfClient.Allocated lat, final PerfClient.Allocated bw)
+    {
+        final StringBuilder b = new StringBuilder("          allocated B/op:");
+        for (final PerfClient.Allocated a : new PerfClient.Allocated[] {lat, bw})
+        {
+            if (a != null)
+            {
+                b.append(String.format(Locale.ROOT, " %s client %s server %s (%d ops);",
+                    a == lat ? "latency" : "bandwidth", bytes(a.clientPerOp()), bytes(a.serverPerOp()), a.ops()));
+            }
+        }
+        b.setLength(b.length() - 1);
+        return b.toString();
+    }
+
+    private static String bytes(final double perOp)
+    {
+        return Double.isNaN(perOp) ? "not counted" : String.format(Locale.ROOT, "%.2f", perOp);
     }
 
     /**

@@ -83,22 +83,27 @@ final class PerfServer
         Pattern.fill(side.memory, side.src(), size, row.serverSeed());
         side.memory.asSlice(side.dst(), size).fill((byte) 0);
         long nanos = 0;
+        final long allocated;
         if (row.kind() == RowSpec.Kind.lat)
         {
             final JdatLatency lat = new JdatLatency(side, row);
             lat.prepareServer();
             side.ctrl.send("READY");
+            final long before = Allocations.ofThisThread();
             lat.server();
+            allocated = allocatedSince(before);
         }
         else
         {
             final List<JdatBandwidth.Stream> streams = streams(row);
             side.ctrl.send("READY");
+            final long before = Allocations.ofThisThread();
             if (!streams.isEmpty())
             {
                 JdatBandwidth.run(streams, side.settings.timeoutMicros());
                 nanos = streams.getLast().nanos();
             }
+            allocated = allocatedSince(before);
         }
         final Message check = side.ctrl.receive().expect("CHECK");
         if (receivesData(row, false))
@@ -111,7 +116,14 @@ final class PerfServer
             Pattern.verify(side.memory, side.dst(), checked, row.clientSeed(),
                 row + ": the server's destination buffer");
         }
-        side.ctrl.send(Message.of("DONE").with("nanos", nanos).build());
+        side.ctrl.send(Message.of("DONE").with("nanos", nanos).with("alloc", allocated).build());
+    }
+
+    /** The bytes this thread allocated since the reading {@code before}; -1 where they are not counted. */
+    private static long allocatedSince(final long before)
+    {
+        final long now = Allocations.ofThisThread();
+        return before < 0 || now < 0 ? -1 : now - before;
     }
 
     /**
