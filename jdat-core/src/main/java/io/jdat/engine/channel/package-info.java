@@ -15,6 +15,12 @@
  * STag, protection zone, privileges, bounds) and every placement into registered memory happens
  * in the engine, once, for every transport.
  *
+ * <p>What network transports share lives here too, so that each keeps none of its own: an
+ * {@link io.jdat.engine.channel.OutboundMessage} is one descriptor class the engine fills; an
+ * {@link io.jdat.engine.channel.OutboundQueue} takes what the engine posts, without a lock; a
+ * {@link io.jdat.engine.channel.SentLog} keeps the messages written and not yet reported sent.
+ * Options come from {@link io.jdat.engine.EngineConfig} ({@code bounded}, {@code flag}).
+ *
  * <p>Threading rules, which keep engine and transports free of lock cycles:
  * <ul>
  *   <li>{@link io.jdat.engine.channel.Channel#post} never blocks and never calls back into the

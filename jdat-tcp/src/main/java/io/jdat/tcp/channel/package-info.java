@@ -23,6 +23,9 @@
  * responder without that waits for the initiator's first FPDU before it sends (RFC 5044 startup
  * rule), unless its instance data says {@code responder_waits=false}: OFED dapltest's performance
  * test has the server Send first to an initiator (siw's) that proposes no peer-to-peer mode.
+ * Accepted connections whose MPA Request has not arrived are bounded and counted
+ * ({@code HalfOpen}: {@code max_half_open}, {@code mpa_timeout_ms}); {@code TcpListener} opens and
+ * closes the listening sockets.
  *
  * <p><b>Data</b> ({@code TcpChannel}) uses the codecs of {@link io.jdat.tcp}: each message
  * becomes DDP segments of at most one MSS (the local interface's MTU less IP and TCP headers,
@@ -50,7 +53,8 @@
  * once (posting never blocks: when the lock is busy, the message is queued for its holder), and a
  * thread that polls an EVD ({@code dat_evd_dequeue}, or the spin phase of {@code dat_evd_wait})
  * reads the connections that have bytes waiting, found through a second selector used only with
- * {@code selectNow} (with four connections or fewer it simply tries to read each). A waiter whose
+ * {@code selectNow} (with four connections or fewer it simply tries to read each); this consumer
+ * side of progress is {@code InlineProgress}. A waiter whose
  * spin phase ends blocks in a select of its own over the IA's connections instead of parking,
  * and reads what wakes it: one thread wake-up per message, as for a plain blocking socket, where
  * parking would cost two (the I/O thread's, then the waiter's). Only one waiter at a time blocks
@@ -67,7 +71,7 @@
  * {@code jdat.tcp.liveness_ms}): TCP keepalive probes an idle connection; a connection whose
  * sending made no progress for that long, or that waits for an RDMA Read Response and received
  * nothing for that long, is broken; and so is one whose peer sent nothing and acknowledged none
- * of the bytes the kernel still holds for it for that long. That last case, Sends and Writes the
+ * of the bytes the kernel still holds for it for that long ({@code PeerWatch}). That last case, Sends and Writes the
  * kernel took (their DTOs completed) to a peer that vanished without a reset, keepalive cannot
  * see (it probes only while nothing is in flight); the JDK offers no {@code TCP_USER_TIMEOUT},
  * so the channel reads the unacknowledged bytes from Linux's {@code /proc/self/net/tcp} and
