@@ -62,6 +62,13 @@ import java.util.regex.Pattern;
  * another in its place. A path that fails is refused with {@code DAT_PRIVILEGES_VIOLATION} naming
  * it: a directory of another user or with a loose mode left in {@code /dev/shm}, or a link planted
  * there, stops {@code dat_ia_open} instead of handing the rendezvous to whoever planted it.
+ *
+ * <p><b>A group.</b> Sharing with other users is a choice in {@code dat.conf} ({@code group=NAME}):
+ * then directories are made 0770 and files 0660, both given to the group, and every path must
+ * have that group and no access for others, whoever of its members made it (only a member can
+ * give a file to the group, or enter its directories). Both sides write into a connection's file
+ * and the listener's backlog, so the group needs write access: 0750 and 0640 would let members
+ * read the rings but never connect.
  */
 final class ShmDirectory
 {
@@ -80,6 +87,12 @@ final class ShmDirectory
     private static final int S_ISVTX = 01000;
     /** This process's user id, which every directory and file of the provider must have. */
     static final int SELF_UID = selfUid();
+    /**
+     * Roots shared with a group (instance data {@code group=NAME}): the root and its gid. Everything
+     * under such a root is made for that group (directories 0770, files 0660, group NAME) and must
+     * have that group and no access for others; its owner may be any member.
+     */
+    private static final ConcurrentHashMap<Path, Integer> SHARED = new ConcurrentHashMap<>();
     /** One JVM-wide lock per address directory: a JVM cannot hold two file locks on one file. */
     private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
 
@@ -99,6 +112,92 @@ final class ShmDirectory
         final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
             : Path.of(System.getProperty("java.io.tmpdir"));
         return base.resolve("jdat-" + userId());
+    }
+
+    /**
+     * Shares {@code root} with {@code group} (a group name or a number; null: with nobody) for
+     * this JVM. A root is shared one way in a JVM: an IA that wants another is refused.
+     *
+     * @throws IllegalArgumentException if the group is unknown or the root is shared otherwise
+     */
+    static void share(final Path root, final String group)
+    {
+        final Path key = root.toAbsolutePath().normalize();
+        if (group == null)
+        {
+            final Integer shared = SHARED.get(key);
+            if (shared != null)
+            {
+                throw new IllegalArgumentException("shm root " + key + " is shared with gid " + shared
+                    + " in this process; this IA asks for no group");
+            }
+            return;
+        }
+        final int gid = gid(group);
+        final Integer before = SHARED.putIfAbsent(key, gid);
+        if (before != null && before != gid)
+        {
+            throw new IllegalArgumentException("shm root " + key + " is already shared with gid " + before
+                + " in this process; this IA asks for gid " + gid);
+        }
+    }
+
+    /** The gid of a group name (from /etc/group) or number. */
+    private static int gid(final String group)
+    {
+        if (group.matches("[0-9]{1,9}"))
+        {
+            return Integer.parseInt(group);
+        }
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/etc/group")))
+            {
+                final String[] f = line.split(":");
+                if (f.length > 2 && f[0].equals(group))
+                {
+                    return Integer.parseInt(f[2]);
+                }
+            }
+        }
+        catch (final IOException | NumberFormatException e)
+        {
+            throw new IllegalArgumentException("instance data: group=" + group + ": cannot read /etc/group (" + e
+                + ")", e);
+        }
+        throw new IllegalArgumentException("instance data: group=" + group + " is not a group of this host");
+    }
+
+    /** The gid {@code path}'s root is shared with, or -1. */
+    private static int sharedGid(final Path path)
+    {
+        if (SHARED.isEmpty())
+        {
+            return -1;
+        }
+        final Path p = path.toAbsolutePath().normalize();
+        for (final Map.Entry<Path, Integer> e : SHARED.entrySet())
+        {
+            if (p.startsWith(e.getKey()))
+            {
+                return e.getValue();
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Gives what this process just made under a shared root to the group: the gid, then the mode
+     * (0770 or 0660; made 0700 or 0600 first, so nobody else could open it before).
+     */
+    private static void giveToGroup(final Path path, final boolean dir) throws IOException
+    {
+        final int gid = sharedGid(path);
+        if (gid >= 0)
+        {
+            Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(path, "unix:mode", dir ? 0770 : 0660, LinkOption.NOFOLLOW_LINKS);
+        }
     }
 
     private static String userId()
@@ -149,7 +248,7 @@ final class ShmDirectory
         final Map<String, Object> a;
         try
         {
-            a = Files.readAttributes(path, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            a = Files.readAttributes(path, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS);
         }
         catch (final NoSuchFileException e)
         {
@@ -169,6 +268,22 @@ final class ShmDirectory
         if (type != (dir ? S_IFDIR : S_IFREG))
         {
             throw refused(path, "it is not a " + (dir ? "directory" : "regular file"));
+        }
+        final int shared = sharedGid(path);
+        if (shared >= 0)
+        {
+            // shared with a group: made by any member, for the group alone
+            final int gid = (Integer) a.get("gid");
+            if (gid != shared)
+            {
+                throw refused(path, "its group is gid " + gid + ", not gid " + shared + " this IA shares with");
+            }
+            if ((mode & 07) != 0)
+            {
+                throw refused(path, String.format("its mode %04o gives others access (%s, group %d, expected)",
+                    mode & 07777, dir ? "0770" : "0660", shared));
+            }
+            return true;
         }
         if (SELF_UID >= 0 && uid != SELF_UID)
         {
@@ -201,10 +316,16 @@ final class ShmDirectory
         try
         {
             Files.createDirectory(dir, DIR_MODE);
+            giveToGroup(dir, true);
         }
         catch (final FileAlreadyExistsException e)
         {
             // checked below, whatever it is
+        }
+        catch (final java.nio.file.AccessDeniedException e)
+        {
+            throw refused(dir, "no permission to make it" + (sharedGid(dir) >= 0 ? " (is this user in group "
+                + sharedGid(dir) + "?)" : ""));
         }
         catch (final IOException e)
         {
@@ -307,12 +428,16 @@ final class ShmDirectory
         try
         {
             final Path lock = dir.resolve(".lock");
-            check(lock, false);
+            final boolean made = !check(lock, false);
             return uninterruptibly(() ->
             {
                 try (FileChannel fc = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock ignored = fc.lock())
                 {
+                    if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
+                    {
+                        giveToGroup(lock, false);
+                    }
                     return body.get();
                 }
             });
@@ -337,6 +462,7 @@ final class ShmDirectory
                 try (FileChannel fc = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.READ, StandardOpenOption.WRITE), FILE_MODE))
                 {
+                    giveToGroup(path, false);
                     fc.write(ByteBuffer.allocate(1), size - 1);
                     return fc.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
                 }

@@ -322,6 +322,7 @@ final class ShmPort implements TransportPort
     public List<NamedAttr> attributes()
     {
         return List.of(new NamedAttr("jdat.shm.dir", dir.toString()),
+            new NamedAttr("jdat.shm.group", transport.group == null ? "" : transport.group),
             new NamedAttr("jdat.shm.ring_size", Integer.toString(transport.ringSize)),
             new NamedAttr("jdat.shm.max_chunk", Integer.toString(transport.maxChunk)),
             new NamedAttr("jdat.shm.direct_min", Long.toString(transport.directMin)),

@@ -18,6 +18,12 @@ import java.nio.file.Path;
  * <ul>
  *   <li>{@code dir=PATH}: the provider's directory (default {@code jdat.shm.dir}, else
  *       {@code /dev/shm/jdat-UID})</li>
+ *   <li>{@code group=NAME}: share the directory with the Unix group NAME (a name or a number):
+ *       what this IA makes there is for that group (directories 0770, files 0660, group NAME), and
+ *       what it uses must have that group and no access for others, whichever member made it. By
+ *       default nothing is shared: directories 0700, files 0600, this user's own; a directory or
+ *       file with group access is refused. A process whose user is not in the group cannot enter
+ *       the directory</li>
  *   <li>{@code max_private_data} (default 256, at most 1024)</li>
  *   <li>{@code any_qual_range=LO-HI}: qualifiers {@code dat_psp_create_any} picks from (default
  *       49152-65535)</li>
@@ -45,6 +51,8 @@ import java.nio.file.Path;
 final class ShmTransport implements Transport
 {
     final Path root;
+    /** The Unix group the directory is shared with ({@code group=}), or null. */
+    final String group;
     final IaAddress address;
     final int maxPrivateData;
     final long anyLow;
@@ -64,6 +72,9 @@ final class ShmTransport implements Transport
         final String dir = config.get("dir");
         final Path given = dir == null || dir.isEmpty() ? ShmDirectory.defaultRoot() : Path.of(dir);
         this.root = given.toAbsolutePath().normalize();
+        final String g = config.get("group");
+        this.group = g == null || g.isEmpty() ? null : g;
+        ShmDirectory.share(root, group);
         final String a = config.get("address");
         final String name = a == null || a.isEmpty() ? iaName : a;
         if (!ShmDirectory.validName(name))

@@ -16,18 +16,11 @@ import io.jdat.MemType;
 import io.jdat.PspFlags;
 import io.jdat.Qos;
 import io.jdat.RegionDescription;
-import io.jdat.testkit.RequiredTools;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,114 +40,27 @@ import org.junit.jupiter.api.function.Executable;
  */
 class ShmOtherUserTest
 {
-    /** A directory the stranger may write (sticky, as /dev/shm), holding the roots and its class path. */
-    private static Path base;
-    private static String classPath;
-    private static int uid;
+    private static OtherUser other;
 
     @BeforeAll
     static void stranger() throws IOException
     {
-        RequiredTools.require(RequiredTools.root(), "running as another user needs root");
-        RequiredTools.require(RequiredTools.onPath("setpriv"), "setpriv is missing (apt-get install util-linux)");
-        uid = unusedUid();
-        base = Files.createTempDirectory("jdat-strangers-");
-        Files.setAttribute(base, "unix:mode", 01777);
-        // the stranger cannot read the test's own class path (under root's home): a copy it can
-        final Path cp = Files.createDirectory(base.resolve("cp"));
-        Files.setAttribute(cp, "unix:mode", 0755);
-        final List<String> entries = new ArrayList<>();
-        int n = 0;
-        for (final String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-        {
-            if (!e.contains("jdat-") && !e.contains("jctools"))
-            {
-                continue;
-            }
-            final Path from = Path.of(e);
-            final Path to = cp.resolve(n++ + "-" + from.getFileName());
-            copy(from, to);
-            entries.add(to.toString());
-        }
-        classPath = String.join(java.io.File.pathSeparator, entries);
+        other = OtherUser.prepare();
     }
 
     @AfterAll
     static void clean()
     {
-        TestFiles.delete(base);
-    }
-
-    private static int unusedUid() throws IOException
-    {
-        final Set<Integer> used = new HashSet<>();
-        for (final String file : List.of("/etc/passwd", "/etc/group"))
+        if (other != null)
         {
-            for (final String line : Files.readAllLines(Path.of(file)))
-            {
-                final String[] f = line.split(":");
-                if (f.length > 2)
-                {
-                    used.add(Integer.parseInt(f[2]));
-                }
-            }
-        }
-        int u = 61_337;
-        while (used.contains(u))
-        {
-            u++;
-        }
-        return u;
-    }
-
-    private static void copy(final Path from, final Path to) throws IOException
-    {
-        try (Stream<Path> all = Files.walk(from))
-        {
-            for (final Path p : all.toList())
-            {
-                final Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p))
-                {
-                    Files.createDirectories(t);
-                    Files.setAttribute(t, "unix:mode", 0755);
-                }
-                else
-                {
-                    Files.copy(p, t);
-                    Files.setAttribute(t, "unix:mode", 0644);
-                }
-            }
+            other.close();
         }
     }
 
-    /** Runs the stranger with {@code args}; its output lines. */
+    /** Runs the stranger with {@code args}, in no group; its output lines. */
     private static List<String> stranger(final String... args)
     {
-        final List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid,
-            "--clear-groups", ProcessHandle.current().info().command().orElseThrow(), "-XX:-UsePerfData",
-            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, ShmStranger.class.getName()));
-        cmd.addAll(List.of(args));
-        try
-        {
-            final Process p = new ProcessBuilder(cmd).directory(base.toFile()).redirectErrorStream(true).start();
-            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the stranger ended");
-            final List<String> lines = out.lines().toList();
-            assertEquals(0, p.exitValue(), "the stranger ran: " + out);
-            assertEquals("UID " + uid, lines.get(0), "the stranger runs as uid " + uid + ": " + out);
-            assertEquals("END", lines.get(lines.size() - 1), out);
-            return lines;
-        }
-        catch (final IOException e)
-        {
-            throw new UncheckedIOException(e);
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return other.run(-1, args);
     }
 
     private static void refused(final Path path, final Executable action)
@@ -175,9 +81,9 @@ class ShmOtherUserTest
     @Test
     void aRootAnotherUserMadeFirstIsRefused() throws IOException
     {
-        final Path root = base.resolve("made-by-stranger");
+        final Path root = other.base.resolve("made-by-stranger");
         stranger("mkdir", root.toString());
-        assertEquals(uid, Files.getAttribute(root, "unix:uid"));
+        assertEquals(other.uid, Files.getAttribute(root, "unix:uid"));
         refused(root, () -> ShmNode.open(root, "srv", "").close());
         refused(root, () -> ShmMemory.allocate(root, 4096).close());
         assertEquals(List.of(), names(root), "nothing was created where the stranger can read it");
@@ -186,8 +92,8 @@ class ShmOtherUserTest
     @Test
     void aLinkAnotherUserPlantedAtTheRootIsRefused() throws IOException
     {
-        final Path root = base.resolve("planted-by-stranger");
-        final Path theirs = base.resolve("strangers-own");
+        final Path root = other.base.resolve("planted-by-stranger");
+        final Path theirs = other.base.resolve("strangers-own");
         stranger("link", root.toString(), theirs.toString());
         assertTrue(Files.isSymbolicLink(root));
         refused(root, () -> ShmNode.open(root, "srv", "").close());
@@ -198,7 +104,7 @@ class ShmOtherUserTest
     @Test
     void anotherUserCanNeitherConnectNorReadARingNorMapRegisteredMemory() throws IOException
     {
-        final Path root = base.resolve("servers");
+        final Path root = other.base.resolve("servers");
         try (ShmNode server = ShmNode.open(root, "srv", ""); ShmNode client = ShmNode.open(root, "cli", "");
             ShmMemory shared = ShmMemory.allocate(root, 65536))
         {

@@ -25,7 +25,9 @@ import java.util.stream.Stream;
  *   <li>{@code attack ROOT ADDRESS COOKIE PATH...}: opens an shm IA on the root, lists it, reads
  *       and writes each PATH (a listening file, a connection file with its rings, a shared memory
  *       file), plants a connection file in the address directory, and maps the shared memory of
- *       COOKIE (hex) as {@link ShmMemory#open} would.</li>
+ *       COOKIE (hex) as {@link ShmMemory#open} would;</li>
+ *   <li>{@code connect ROOT GROUP QUAL TEXT}: opens an shm IA on the root shared with GROUP
+ *       (address {@code member}), connects to address {@code srv} on QUAL and Sends TEXT.</li>
  * </ul>
  */
 public final class ShmStranger
@@ -51,6 +53,7 @@ public final class ShmStranger
                 Files.createSymbolicLink(Path.of(args[1]), target);
             }
             case "attack" -> attack(Path.of(args[1]), args[2], HexFormat.of().parseHex(args[3]), args);
+            case "connect" -> connect(Path.of(args[1]), args[2], Long.parseLong(args[3]), args[4]);
             default -> throw new IllegalArgumentException(args[0]);
         }
         System.out.println("END");
@@ -126,6 +129,53 @@ public final class ShmStranger
         catch (final RuntimeException e)
         {
             System.out.println("MAP refused " + e.getMessage());
+        }
+    }
+
+    private static void connect(final Path root, final String group, final long qual, final String text)
+    {
+        final ProviderInfo info = ProviderInfo.of("member", Dat.THREADSAFE);
+        final ShmLibrary library = new ShmLibrary();
+        library.providerInit(info, "dir=" + root + " group=" + group + " address=member");
+        final InterfaceAdapter ia;
+        try
+        {
+            ia = Dat.iaOpen("member", 8, new DatOut<EventDispatcher>());
+        }
+        catch (final DatException e)
+        {
+            System.out.println("IA_OPEN refused " + e.status().type() + " " + e.getMessage());
+            library.providerFini(info);
+            return;
+        }
+        try
+        {
+            final io.jdat.ProtectionZone pz = ia.pzCreate();
+            final EventDispatcher recv = ia.evdCreate(8, null, io.jdat.EvdFlags.DTO_FLAG);
+            final EventDispatcher req = ia.evdCreate(8, null, io.jdat.EvdFlags.DTO_FLAG);
+            final EventDispatcher conn = ia.evdCreate(8, null, io.jdat.EvdFlags.CONNECTION_FLAG);
+            final io.jdat.Endpoint ep = ia.epCreate(pz, recv, req, conn, null);
+            final byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            final java.lang.foreign.MemorySegment m = java.lang.foreign.Arena.global().allocate(4096);
+            m.copyFrom(java.lang.foreign.MemorySegment.ofArray(bytes));
+            final io.jdat.Lmr lmr = ia.lmrCreate(io.jdat.MemType.VIRTUAL, io.jdat.RegionDescription.forVa(m), 4096, pz,
+                io.jdat.MemPriv.ALL_FLAG);
+            ep.connect(io.jdat.IaAddress.named("srv"), qual, 10_000_000L, null, io.jdat.Qos.BEST_EFFORT, 0);
+            final io.jdat.DatEvent ev = new io.jdat.DatEvent();
+            conn.wait(10_000_000L, 1, ev, new io.jdat.DatCount());
+            System.out.println("CONNECT " + ev.number());
+            ep.postSend(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, 0, bytes.length)}, 1, 0);
+            req.wait(10_000_000L, 1, ev, new io.jdat.DatCount());
+            System.out.println("SEND " + ev.dto.status);
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+        catch (final DatException e)
+        {
+            System.out.println("FAILED " + e.getMessage());
+        }
+        finally
+        {
+            library.providerFini(info);
         }
     }
 }
