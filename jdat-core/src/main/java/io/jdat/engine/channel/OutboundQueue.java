@@ -14,6 +14,11 @@ public final class OutboundQueue
 
     private final MpscChunkedAtomicArrayQueue<Object> queue = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
 
+    /** An empty queue. */
+    public OutboundQueue()
+    {
+    }
+
     public void offer(final OutboundMessage message)
     {
         queue.offer(message);

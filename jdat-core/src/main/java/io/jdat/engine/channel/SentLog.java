@@ -16,6 +16,11 @@ public final class SentLog
     private int first;
     private int count;
 
+    /** An empty log. */
+    public SentLog()
+    {
+    }
+
     /** Appends {@code m}, whose last byte ends at stream position {@code end}. */
     public void add(final OutboundMessage m, final long end)
     {

@@ -13,4 +13,9 @@ public final class TaggedTarget
     public MemorySegment memory;
     /** Where in {@link #memory} the first payload byte goes. */
     public long offset;
+
+    /** An empty target, for a placement to fill. */
+    public TaggedTarget()
+    {
+    }
 }
