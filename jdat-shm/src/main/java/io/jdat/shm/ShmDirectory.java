@@ -432,7 +432,7 @@ final class ShmDirectory
             return uninterruptibly(() ->
             {
                 try (FileChannel fc = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock ignored = fc.lock())
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock _ = fc.lock())
                 {
                     if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
                     {

@@ -103,7 +103,7 @@ public final class ShmStranger
             {
                 System.out.println("READ denied " + p + " " + e.getClass().getSimpleName());
             }
-            try (FileChannel fc = FileChannel.open(p, StandardOpenOption.WRITE))
+            try (FileChannel _ = FileChannel.open(p, StandardOpenOption.WRITE))
             {
                 System.out.println("WRITE ok " + p);
             }

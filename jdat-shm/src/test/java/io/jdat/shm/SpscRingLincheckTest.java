@@ -31,6 +31,9 @@ import org.junit.jupiter.api.Timeout;
  * {@code -Djdat.lincheck.long=true} runs 100 times as many runs.
  */
 @Tag("lincheck")
+// public for Lincheck, so javac's module check sees JUnit's annotations (class path, not exported)
+// on a public type of an exported package: they are the test's, no API
+@SuppressWarnings("exports")
 // Lincheck transforms the classes a test reaches on first use: the first test of a JVM takes long
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 public class SpscRingLincheckTest
@@ -50,6 +53,9 @@ public class SpscRingLincheckTest
     private long nextProduced;
     private long nextConsumed;
 
+    // the constructor moves the ring with the operations Lincheck calls later; nothing extends
+    // this class (Lincheck wants it public and instantiates it itself)
+    @SuppressWarnings("this-escape")
     public SpscRingLincheckTest()
     {
         final MemorySegment control = MemorySegment.ofArray(new long[(int) SpscRing.CONTROL_SIZE / 8]);
@@ -165,6 +171,11 @@ public class SpscRingLincheckTest
         private long head = START;
         private long tail = START;
         private long nextSeq = PRELUDE;
+
+        /** Lincheck creates it for each scenario. */
+        public Model()
+        {
+        }
 
         public long produce(final int words)
         {
