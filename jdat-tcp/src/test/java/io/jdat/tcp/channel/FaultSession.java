@@ -119,6 +119,8 @@ final class FaultSession
     /** A broken rule: the half stops and reports it. */
     static final class Failure extends RuntimeException
     {
+        private static final long serialVersionUID = 1L;
+
         Failure(final String message)
         {
             super(message);

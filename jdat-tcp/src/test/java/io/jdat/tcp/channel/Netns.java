@@ -265,17 +265,35 @@ final class Netns implements AutoCloseable
     }
 
     @Override
-    public void close() throws IOException, InterruptedException
+    public void close() throws IOException
     {
         if (closed)
         {
             return;
         }
         closed = true;
+        // an interrupt does not leave a namespace behind: the cleanup runs to its end, then the
+        // caller sees the interrupt
+        boolean interrupted = false;
         for (final String ns : new String[] {a, b})
         {
-            killInside(ns);
-            run("ip", "netns", "del", ns);
+            while (true)
+            {
+                try
+                {
+                    killInside(ns);
+                    run("ip", "netns", "del", ns);
+                    break;
+                }
+                catch (final InterruptedException e)
+                {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 

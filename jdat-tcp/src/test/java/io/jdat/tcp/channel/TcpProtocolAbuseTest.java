@@ -98,7 +98,7 @@ class TcpProtocolAbuseTest
         }
 
         @Override
-        public void close() throws Exception
+        public void close() throws java.io.IOException
         {
             raw.close();
             node.close();

@@ -85,7 +85,7 @@ class TcpWireTest
     void theReplyAnswersTheRequestAndCrcIsOnWhenTheResponderAsks(final int revision) throws Exception
     {
         final Server s = Server.open("crc=true");
-        try (TcpNode node = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
+        try (TcpNode _ = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
         {
             // Rev 2: enhanced, IRD 3 / ORD 2, no CRC asked, no peer-to-peer mode
             final Mpa.IrdOrd word = revision == 2 ? Mpa.IrdOrd.of(3, 2) : null;
@@ -235,7 +235,7 @@ class TcpWireTest
     void aRequestWithMarkersOrBytesBehindItIsRefusedBeforeTheConsumerSeesIt() throws Exception
     {
         final Server s = Server.open("");
-        try (TcpNode node = s.node())
+        try (TcpNode _ = s.node())
         {
             try (RawPeer raw = RawPeer.connect(s.psp().connQual()))
             {
@@ -331,7 +331,7 @@ class TcpWireTest
     void aMalformedOrHostileFpduEarnsATerminateBreaksTheConnectionAndPlacesNothing(final Bad bad) throws Exception
     {
         final Server s = Server.open("");
-        try (TcpNode node = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
+        try (TcpNode _ = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
         {
             raw.write(RawPeer.frame(true, Mpa.FLAG_ENHANCED | Mpa.FLAG_CRC, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1),
                 HELLO));
@@ -427,7 +427,7 @@ class TcpWireTest
     void aFirstFpduOtherThanTheAgreedReadyToReceiveWriteIsTerminated() throws Exception
     {
         final Server s = Server.open("");
-        try (TcpNode node = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
+        try (TcpNode _ = s.node(); RawPeer raw = RawPeer.connect(s.psp().connQual()))
         {
             raw.write(RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2,
                 new Mpa.IrdOrd(1, 1, true, false, true, false), HELLO));
