@@ -7,7 +7,8 @@ module io.jdat.testkit
     requires transitive io.jdat.api;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
-    requires java.logging;
+    // FuzzInput's log check hands out java.util.logging handlers
+    requires transitive java.logging;
 
     exports io.jdat.testkit;
 

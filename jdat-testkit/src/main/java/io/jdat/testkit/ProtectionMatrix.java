@@ -79,6 +79,11 @@ public abstract class ProtectionMatrix
     private final List<InterfaceAdapter> opened = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
 
+    /** For a provider's test class, which names the provider and opens its IAs. */
+    protected ProtectionMatrix()
+    {
+    }
+
     /** The provider's name as the MATRIX lines print it. */
     protected abstract String provider();
 

@@ -133,9 +133,18 @@ public final class TsharkCapture implements AutoCloseable
     }
 
     @Override
-    public void close() throws InterruptedException
+    public void close()
     {
-        stop();
+        try
+        {
+            stop();
+        }
+        catch (final InterruptedException e)
+        {
+            // the files go all the same; the caller still sees that it was interrupted
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
         if (keep)
         {
             System.err.println("tshark capture kept in " + pcap);
