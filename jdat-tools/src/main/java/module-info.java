@@ -2,6 +2,9 @@
  * The {@code jdat} command: providers, demo, the transaction and limit tests, perf, dtest, rping.
  * It compiles against the API alone; the providers arrive at run time as for every consumer.
  */
+// progressbar and HdrHistogram ship no module descriptor; their automatic module names are what
+// the jars say (progressbar) or what the JDK derives from the file name (HdrHistogram)
+@SuppressWarnings("requires-automatic")
 module io.jdat.tools
 {
     requires io.jdat.api;
