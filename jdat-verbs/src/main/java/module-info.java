@@ -6,7 +6,8 @@
  */
 module io.jdat.verbs
 {
-    requires io.jdat.api;
+    // its public library class speaks the SPI's types
+    requires transitive io.jdat.api;
 
     exports io.jdat.verbs;
 

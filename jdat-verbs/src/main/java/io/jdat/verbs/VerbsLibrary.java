@@ -22,6 +22,11 @@ public final class VerbsLibrary implements DatProviderLibrary
 
     private final Map<ProviderInfo, VerbsProvider> providers = new HashMap<>();
 
+    /** The library as {@code ServiceLoader} creates it. */
+    public VerbsLibrary()
+    {
+    }
+
     @Override
     public String libraryName()
     {
