@@ -139,7 +139,8 @@ class ShmGroupTest
 
             // outside the group, even with the choice made: refused, naming what it could not make
             final List<String> connect = other.run(-1, "connect", root.toString(), Integer.toString(gid), "4903", "x");
-            assertTrue(connect.stream().anyMatch(l -> l.startsWith("IA_OPEN refused") && l.contains("PRIVILEGES_VIOLATION")
+            assertTrue(connect.stream().anyMatch(l -> l.startsWith("IA_OPEN refused")
+                && l.contains("PRIVILEGES_VIOLATION")
                 && l.contains(root.toString())), String.join("\n", connect));
 
             // a member whose IA did not choose the group: the group's root (not its own, 0770) is refused, named
