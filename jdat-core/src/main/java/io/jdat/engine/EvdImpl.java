@@ -27,8 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The ring ({@link EventRing}) is our own rather than a library queue because DAT asks more of
  * it than a queue gives: a threshold counted in notification events, a snapshot count
  * ({@code nmore}), a resize that keeps every queued event, overflow that is detected and
- * reported, and exclusive ownership by a blocked waiter. Producers take the EVD's lock (one at a
- * time); {@code dat_evd_dequeue} takes no lock, and neither does a waiter until its threshold is
+ * reported, and exclusive ownership by a blocked waiter. Producers claim a record with one
+ * compare-and-set and take the EVD's lock only when it is full, being resized or destroyed;
+ * {@code dat_evd_dequeue} takes no lock, and neither does a waiter until its threshold is
  * met. A waiter announces that it parks before it looks a last time, and a producer looks for a
  * parked waiter after it published, so no wake-up is lost.
  *
@@ -49,7 +50,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private volatile EventRing ring;
     private volatile boolean resizing;
 
-    private boolean enabled = true;
+    /** Read by producers without the lock (whether to trigger the CNO). */
+    private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private boolean overflowed;
     private volatile CnoImpl cno;
@@ -110,33 +112,60 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     // ------------------------------------------------------------------ producers
 
-    /** A DTO completion. Returns false if the EVD overflowed (the event is lost). */
+    /**
+     * A DTO completion. Returns false if the EVD overflowed (the event is lost). Takes no lock
+     * while the EVD has room: one compare-and-set claims the record, a write of its sequence
+     * publishes it.
+     */
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final boolean notify, final SrqImpl srq)
+    {
+        final boolean notifies = notify || status != DtoStatus.SUCCESS;
+        final EventRing r = ring;
+        final long p = r.claim();
+        if (p < 0)
+        {
+            return postDtoLocked(ep, cookie, status, length, notifies, srq);
+        }
+        fillDto(r.entry(p), ep, cookie, status, length, srq);
+        r.publish(p, notifies);
+        afterCommit(notifies);
+        return true;
+    }
+
+    /** A DTO completion when the ring is full, resized or gone. */
+    private boolean postDtoLocked(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
+        final boolean notifies, final SrqImpl srq)
     {
         Locks.lock(lock);
         try
         {
-            final EventRing.Entry e = claim();
-            if (e == null)
+            final long p = claim();
+            if (p < 0)
             {
                 return overflow();
             }
-            e.kind = EventRing.KIND_DTO;
-            e.number = EventNumber.DTO_COMPLETION_EVENT.value();
-            e.handle = ep;
-            e.cookie = cookie;
-            e.status = status;
-            e.length = length;
-            e.srq = srq;
-            commit(e, notify || status != DtoStatus.SUCCESS);
+            fillDto(ring.entry(p), ep, cookie, status, length, srq);
+            commit(p, notifies);
         }
         finally
         {
             unlockAndReport();
         }
-        afterCommit(notify || status != DtoStatus.SUCCESS);
+        afterCommit(notifies);
         return true;
+    }
+
+    private static void fillDto(final EventRing.Entry e, final EpImpl ep, final long cookie, final DtoStatus status,
+        final long length, final SrqImpl srq)
+    {
+        e.kind = EventRing.KIND_DTO;
+        e.number = EventNumber.DTO_COMPLETION_EVENT.value();
+        e.handle = ep;
+        e.cookie = cookie;
+        e.status = status;
+        e.length = length;
+        e.srq = srq;
     }
 
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)
@@ -144,7 +173,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final EventRing.Entry e = claim();
+            final long p = claim();
+            final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
             {
                 return overflow();
@@ -154,7 +184,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.handle = rmr;
             e.cookie = cookie;
             e.status = status;
-            commit(e, notify || status != DtoStatus.SUCCESS);
+            commit(p, notify || status != DtoStatus.SUCCESS);
         }
         finally
         {
@@ -174,7 +204,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final EventRing.Entry e = claim();
+            final long p = claim();
+            final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
             {
                 return false;
@@ -185,7 +216,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.address = local;
             e.connQual = connQual;
             e.extra = cr;
-            commit(e, true);
+            commit(p, true);
         }
         finally
         {
@@ -200,7 +231,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            final EventRing.Entry e = claim();
+            final long p = claim();
+            final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
             {
                 return overflow();
@@ -209,7 +241,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.number = number.value();
             e.handle = ep;
             e.extra = privateData;
-            commit(e, true);
+            commit(p, true);
         }
         finally
         {
@@ -228,7 +260,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return false;
             }
-            final EventRing.Entry e = claim();
+            final long p = claim();
+            final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
             {
                 // an async EVD that overflows has nowhere to report it
@@ -239,7 +272,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.number = number.value();
             e.handle = handle;
             e.reason = reason;
-            commit(e, true);
+            commit(p, true);
         }
         finally
         {
@@ -249,23 +282,27 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         return true;
     }
 
-    /** The next free record, or null when full (or destroyed). Lock held. */
-    private EventRing.Entry claim()
+    /**
+     * Claims the next record of the current ring under the lock: its position, or a negative
+     * value when full (or destroyed). Lock held, so no resize or destroy runs meanwhile; producers
+     * without the lock may claim beside it.
+     */
+    private long claim()
     {
-        return isDestroyed() ? null : ring.claim();
+        return isDestroyed() ? EventRing.CLOSED : ring.claim();
     }
 
     /** Makes a claimed record visible to consumers. Lock held. */
-    private void commit(final EventRing.Entry e, final boolean notify)
+    private void commit(final long position, final boolean notify)
     {
-        ring.publish(e, notify);
+        ring.publish(position, notify);
     }
 
     /** Whether a waiter with {@code threshold} may return now (a snapshot). */
     private boolean ready(final int threshold)
     {
         final EventRing r = ring;
-        return r.count() >= threshold && r.notifications() > 0;
+        return r.holds(threshold) && r.notifications() > 0;
     }
 
     /** Wakes the waiter or triggers the CNO, outside the lock. */
@@ -410,16 +447,15 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
-            // producers are held off by the lock: the tail stands still while the event is taken
-            final long taken = ring.take(event, this, threshold, true);
+            final long taken = takeOrCount(event, threshold);
             if (taken >= 0)
             {
                 popped = true;
-                setNmore(nmore, (int) (ring.tail() - taken - 1));
+                setNmore(nmore, ring.countFrom(taken + 1));
             }
             else if (timeoutMicros == 0)
             {
-                setNmore(nmore, ring.count());
+                setNmore(nmore, (int) -(taken + 1));
                 return DatStatus.TIMEOUT_EXPIRED;
             }
             else
@@ -502,13 +538,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             if (!aborted && waitable)
             {
                 // the usual way out takes no lock: while it waits, this thread is the EVD's only
-                // consumer (dat_evd_dequeue refuses to run beside it), so the tail read after the
-                // event is taken counts exactly what is left at that moment
+                // consumer (dat_evd_dequeue refuses to run beside it), so the published events
+                // counted after the event is taken are what is left at that moment
                 final long taken = ring.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
                     waiter = null;
-                    setNmore(nmore, (int) (ring.tail() - taken - 1));
+                    setNmore(nmore, ring.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
             }
@@ -530,7 +566,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 if (taken >= 0)
                 {
                     waiter = null;
-                    setNmore(nmore, (int) (ring.tail() - taken - 1));
+                    setNmore(nmore, ring.countFrom(taken + 1));
                 }
                 else if (overflowed)
                 {
@@ -545,8 +581,14 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
+                    final long left = takeOrCount(event, threshold);
                     waiter = null;
-                    setNmore(nmore, ring.count());
+                    if (left >= 0)
+                    {
+                        setNmore(nmore, ring.countFrom(left + 1));
+                        return DatStatus.SUCCESS;
+                    }
+                    setNmore(nmore, (int) -(left + 1));
                     return DatStatus.TIMEOUT_EXPIRED;
                 }
                 else
@@ -559,6 +601,30 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 lock.unlock();
             }
             return DatStatus.SUCCESS;
+        }
+    }
+
+    /**
+     * Takes the oldest event if {@code threshold} events and a notification are queued, and
+     * returns its position; else returns {@code -(count + 1)} with the count of queued events at
+     * a moment when the threshold was not met. Producers run beside this (they take no lock):
+     * events published between a failed take and the count make it try again, so a waiter never
+     * reports a timeout with a count that met its threshold.
+     */
+    private long takeOrCount(final DatEvent event, final int threshold)
+    {
+        while (true)
+        {
+            final long taken = ring.take(event, this, threshold, true);
+            if (taken >= 0)
+            {
+                return taken;
+            }
+            final int n = ring.count();
+            if (n < threshold || ring.notifications() == 0)
+            {
+                return -(n + 1L);
+            }
         }
     }
 
@@ -582,19 +648,36 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(1, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
         }
+        // no lock while the ring takes claims; a resize or a destroy in progress: under the lock
+        final EventRing r = ring;
+        final long p = r.claim();
+        if (p == EventRing.CLOSED)
+        {
+            return postSeLocked(event);
+        }
+        if (p == EventRing.FULL)
+        {
+            // not an overflow: the consumer is told and nothing is lost
+            return DatStatus.QUEUE_FULL;
+        }
+        fillSoftware(r.entry(p), event);
+        r.publish(p, true);
+        afterCommit(true);
+        return DatStatus.SUCCESS;
+    }
+
+    private DatStatus postSeLocked(final DatEvent event)
+    {
         Locks.lock(lock);
         try
         {
-            final EventRing.Entry e = claim();
-            if (e == null)
+            final long p = claim();
+            if (p < 0)
             {
-                // not an overflow: the consumer is told and nothing is lost
                 return DatStatus.QUEUE_FULL;
             }
-            e.kind = EventRing.KIND_SOFTWARE;
-            e.number = EventNumber.SOFTWARE_EVENT.value();
-            e.extra = event.software.pointer;
-            commit(e, true);
+            fillSoftware(ring.entry(p), event);
+            commit(p, true);
         }
         finally
         {
@@ -602,6 +685,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         afterCommit(true);
         return DatStatus.SUCCESS;
+    }
+
+    private static void fillSoftware(final EventRing.Entry e, final DatEvent event)
+    {
+        e.kind = EventRing.KIND_SOFTWARE;
+        e.number = EventNumber.SOFTWARE_EVENT.value();
+        e.extra = event.software.pointer;
     }
 
     // ------------------------------------------------------------------ control
@@ -614,8 +704,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
-            trigger = !enabled && ring.notifications() > 0 && !blockedWaiter();
+            // enabled first, then look: a producer (without the lock) publishes first, then
+            // reads enabled, so one of the two sees the other's write
+            final boolean was = enabled;
             enabled = true;
+            trigger = !was && ring.notifications() > 0 && !blockedWaiter();
         }
         finally
         {
@@ -648,7 +741,17 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public void setUnwaitable()
     {
         checkLive();
-        waitable = false;
+        // under the lock: a waiter deciding under it sees waitable stand still, as producers no
+        // longer take the lock and cannot be what orders the two
+        Locks.lock(lock);
+        try
+        {
+            waitable = false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
         final Thread w = waiter;
         if (w != null)
         {
@@ -660,7 +763,15 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public void clearUnwaitable()
     {
         checkLive();
-        waitable = true;
+        Locks.lock(lock);
+        try
+        {
+            waitable = true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -701,14 +812,18 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             Locks.lock(lock);
             try
             {
+                // no producer claims while the events are counted (nor, if they fit, moved)
+                ring.close();
                 final int count = ring.count();
                 if (count > evdMinQlen)
                 {
+                    ring.reopen();
                     throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         count + " events are queued, more than the new length " + evdMinQlen);
                 }
                 if (blockedWaiter() && waiterThreshold > evdMinQlen)
                 {
+                    ring.reopen();
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                         "a waiter's threshold " + waiterThreshold + " exceeds the new length");
                 }

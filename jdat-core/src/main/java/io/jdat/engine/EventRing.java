@@ -14,22 +14,31 @@ import java.lang.invoke.VarHandle;
  *
  * <pre>
  *   slots     [ e0 | e1 | ... | e(P-1) ]     P = capacity rounded up to a power of two
- *   position  p lives in slot p & (P - 1); at most capacity positions are queued at once
+ *   position  p lives in slot p & (P - 1); at most capacity positions are claimed at once
  *   e.seq     p + 1 once the record for position p is written (release), so a consumer that
  *             reads seq == head + 1 (acquire) sees the whole record
  *   counters  head  (next position to take; consumers compare-and-set it)
- *             tail  (next position to fill; producers, one at a time, under the EVD's lock)
+ *             tail  (next position to claim; producers compare-and-set it; bit 62 closes the
+ *                   ring to producers for a resize or a destroy)
  *             notification events produced and consumed, each beside the counter of its side,
  *             the two sides 128 bytes apart so that they never share a cache line
  * </pre>
  *
- * <p>Producers hold the EVD's lock (several threads may complete work onto one EVD). A consumer
- * takes the record at {@code head} by reading it and then moving {@code head} on with a
- * compare-and-set: while {@code head} still names the position, no producer may reuse its slot
- * (a producer fills position {@code t} only when {@code t - head < capacity}), so what was read
- * before a successful compare-and-set is the record; a consumer that loses the race reads
- * again. {@code dat_evd_dequeue} on a non-empty EVD therefore takes no lock, and several
- * threads may dequeue at once.
+ * <p>A producer claims position {@code t} by moving {@code tail} from {@code t} to {@code t + 1}
+ * with one compare-and-set, only while {@code t - head < capacity}; it then writes the record
+ * and publishes it by writing {@code seq}. Producers on several threads thus fill records at the
+ * same time and publish them in any order; a consumer takes only the record at {@code head}, and
+ * only once it is published, so events still come out in the order their positions were claimed.
+ * A consumer that finds the record at the head claimed but not yet published, or counts past
+ * one, waits for its producer to publish it (a few stores), so a post that returned is never
+ * missed by a later dequeue or count on another thread.
+ *
+ * <p>A consumer takes the record at {@code head} by reading it and then moving {@code head} on
+ * with a compare-and-set: while {@code head} still names the position, no producer may reuse its
+ * slot (it claims position {@code t} only when {@code t - head < capacity}), so what was read
+ * before a successful compare-and-set is the record; a consumer that loses the race reads again.
+ * {@code dat_evd_dequeue} on a non-empty EVD therefore takes no lock, and neither does posting
+ * a completion to an EVD that has room.
  */
 final class EventRing
 {
@@ -45,7 +54,16 @@ final class EventRing
     private static final int CONSUMED_NOTIFY = 17;
     private static final int TAIL = 32;
     private static final int PRODUCED_NOTIFY = 33;
+    /** The producers' last look at {@code head}: the real one is read only when the ring looks full. */
+    private static final int HEAD_CACHE = 34;
     private static final int COUNTER_LONGS = 48;
+    /** Set in {@code tail} once the ring takes no more claims (a resize moved it, or the EVD is gone). */
+    private static final long CLOSED_BIT = 1L << 62;
+
+    /** {@link #claim}: no room. */
+    static final long FULL = -1;
+    /** {@link #claim}: the ring takes no more events (resized or destroyed): ask the EVD under its lock. */
+    static final long CLOSED = -2;
 
     /** One queued event; records are reused, never allocated on the hot path. */
     static final class Entry
@@ -79,8 +97,6 @@ final class EventRing
     private final int mask;
     private final int capacity;
     private final long[] counters = new long[COUNTER_LONGS];
-    /** The producers' last look at {@code head} (under the EVD's lock): read the real one only when full. */
-    private long headCache;
 
     EventRing(final int capacity)
     {
@@ -105,16 +121,66 @@ final class EventRing
         return (long) COUNTERS.getVolatile(counters, HEAD);
     }
 
-    long tail()
+    /** Positions claimed so far (published or being written). */
+    private long tail()
     {
-        return (long) COUNTERS.getVolatile(counters, TAIL);
+        return (long) COUNTERS.getVolatile(counters, TAIL) & ~CLOSED_BIT;
     }
 
-    /** Events queued now (a snapshot). */
+    /** Whether the record of position {@code p} is published. */
+    private boolean published(final long p)
+    {
+        return slots[(int) p & mask].seq == p + 1;
+    }
+
+    /**
+     * Waits until every position in {@code [from, to)} that is still queued is published. A
+     * position claimed but not yet published is a producer a few stores from publishing it
+     * (unless its thread lost the core): counting or taking past it would let an event that a
+     * later post already reported as posted look absent.
+     */
+    private void settle(final long from, final long to)
+    {
+        int spins = 0;
+        for (long p = from; p < to; p++)
+        {
+            while (!published(p) && head() <= p)
+            {
+                if ((++spins & 0xFF) == 0)
+                {
+                    Thread.yield();
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Events queued from position {@code from} on (a snapshot, once those claimed are published). */
+    int countFrom(final long from)
+    {
+        final long t = tail();
+        settle(Math.max(from, head()), t);
+        return (int) Math.max(0, t - from);
+    }
+
+    /** Events queued now (a snapshot, once those claimed are published). */
     int count()
     {
+        final long t = tail();
+        settle(head(), t);
+        return (int) Math.max(0, t - head());
+    }
+
+    /** Whether at least {@code n} events are queued, published, from the head (a snapshot). */
+    boolean holds(final int n)
+    {
         final long h = head();
-        return (int) Math.max(0, tail() - h);
+        if (tail() - h < n)
+        {
+            return false;
+        }
+        settle(h, h + n);
+        return true;
     }
 
     /** Notification events queued now (a snapshot; a consumer between taking one and counting it adds one). */
@@ -124,35 +190,72 @@ final class EventRing
         return (int) Math.max(0, (long) COUNTERS.getVolatile(counters, PRODUCED_NOTIFY) - consumed);
     }
 
-    // ------------------------------------------------------------------ producers (EVD lock held)
+    // ------------------------------------------------------------------ producers (any thread)
 
-    /** The record to fill for the next position, or null when the ring is full. EVD lock held. */
-    Entry claim()
+    /**
+     * Claims the next position: its record ({@link #entry}) is the caller's to fill and then
+     * {@link #publish}. Returns the position, {@link #FULL} or {@link #CLOSED}. One
+     * compare-and-set; no lock.
+     */
+    long claim()
     {
-        final long t = (long) COUNTERS.getOpaque(counters, TAIL);
-        if (t - headCache >= capacity)
+        while (true)
         {
-            headCache = head();
-            if (t - headCache >= capacity)
+            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+            if ((t & CLOSED_BIT) != 0)
             {
-                return null;
+                return CLOSED;
+            }
+            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            {
+                final long h = head();
+                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+                if (t - h >= capacity)
+                {
+                    return FULL;
+                }
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
+            {
+                return t;
             }
         }
-        return slots[(int) t & mask];
     }
 
-    /** Publishes the record {@link #claim} returned. EVD lock held. */
-    void publish(final Entry e, final boolean notify)
+    /** The record of a claimed position. */
+    Entry entry(final long position)
     {
-        final long t = (long) COUNTERS.getOpaque(counters, TAIL);
+        return slots[(int) position & mask];
+    }
+
+    /** Publishes the record of {@code position}, which the caller claimed and filled. */
+    void publish(final long position, final boolean notify)
+    {
+        final Entry e = slots[(int) position & mask];
         e.notify = notify;
         if (notify)
         {
-            COUNTERS.setVolatile(counters, PRODUCED_NOTIFY, (long) COUNTERS.getOpaque(counters, PRODUCED_NOTIFY) + 1);
+            // counted before it is visible: a consumer never sees the event before its notification
+            COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
         }
-        e.seq = t + 1;
-        // volatile: a producer's later read of the waiter must not move before this write
-        COUNTERS.setVolatile(counters, TAIL, t + 1);
+        // volatile: the record before it (release), and a producer's later read of the waiter after it
+        e.seq = position + 1;
+    }
+
+    /**
+     * Closes the ring to producers (EVD lock held: a resize or a destroy) and waits until every
+     * position claimed before is published. Producers that find it closed go to the EVD's lock.
+     */
+    void close()
+    {
+        final long t = (long) COUNTERS.getAndBitwiseOr(counters, TAIL, CLOSED_BIT) & ~CLOSED_BIT;
+        settle(head(), t);
+    }
+
+    /** Takes claims again after a {@link #close} for a resize that was refused. EVD lock held. */
+    void reopen()
+    {
+        COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
     }
 
     // ------------------------------------------------------------------ consumers (no lock)
@@ -160,9 +263,9 @@ final class EventRing
     /**
      * Moves the oldest event into {@code event} and gives its SRQ buffer back; returns the
      * position it had, or -1 if nothing was queued. Takes no lock; safe against other consumers
-     * and producers. A waiter (EVD lock held, so the tail stands still) passes its threshold and
-     * asks for a queued notification: the event is taken only if, at the moment it is taken,
-     * at least {@code threshold} events are queued and one of them notifies.
+     * and producers. A waiter passes its threshold and asks for a queued notification: the event
+     * is taken only if at least {@code threshold} published events are queued and one of the
+     * queued events notifies.
      */
     long take(final DatEvent event, final EvdImpl evd, final int threshold, final boolean needNotify)
     {
@@ -170,7 +273,17 @@ final class EventRing
         {
             final long h = head();
             final Entry e = slots[(int) h & mask];
-            if (e.seq != h + 1 || threshold > 1 && tail() - h < threshold || needNotify && notifications() == 0)
+            if (e.seq != h + 1)
+            {
+                if (tail() <= h)
+                {
+                    return -1;
+                }
+                // claimed and being written (or taken meanwhile): wait for it, then look again
+                settle(h, h + 1);
+                continue;
+            }
+            if (threshold > 1 && !holds(threshold) || needNotify && notifications() == 0)
             {
                 return -1;
             }
@@ -216,10 +329,12 @@ final class EventRing
 
     /**
      * Takes every queued event away (the EVD is destroyed) and gives back the SRQ buffers of the
-     * DTO completions among them. EVD lock held, so no producer runs; consumers may still race.
+     * DTO completions among them. EVD lock held; the ring is closed to producers first, and what
+     * they claimed before is published; consumers may still race.
      */
     void drain()
     {
+        close();
         while (true)
         {
             final long h = head();
@@ -245,8 +360,9 @@ final class EventRing
     }
 
     /**
-     * A ring of {@code newCapacity} holding this ring's events in order. EVD lock held, so no
-     * producer runs and the tail stands still. The queued events are taken from consumers in one
+     * A ring of {@code newCapacity} holding this ring's events in order. EVD lock held; this ring
+     * is closed to producers first (they then wait for the lock and use the new ring), so the
+     * tail stands still and every claimed event is published. The queued events are taken from consumers in one
      * compare-and-set of {@code head} (from the head to the tail), then copied: moving them one
      * at a time let a consumer take a later event from this ring while an earlier one was on its
      * way to the new ring, and then take the earlier one from there, out of order. A consumer
@@ -254,6 +370,7 @@ final class EventRing
      */
     EventRing moveTo(final int newCapacity)
     {
+        close();
         final EventRing next = new EventRing(newCapacity);
         long h;
         final long t = tail();
@@ -270,12 +387,13 @@ final class EventRing
         for (long p = h; p < t; p++)
         {
             final Entry e = slots[(int) p & mask];
-            final Entry to = next.claim();
-            if (to == null)
+            final long at = next.claim();
+            if (at < 0)
             {
                 // the caller checked under the EVD lock that the queued events fit
                 throw new IllegalStateException("resize to " + newCapacity + " with " + (t - h) + " events queued");
             }
+            final Entry to = next.entry(at);
             to.kind = e.kind;
             to.number = e.number;
             to.handle = e.handle;
@@ -291,7 +409,7 @@ final class EventRing
             {
                 notified++;
             }
-            next.publish(to, e.notify);
+            next.publish(at, e.notify);
         }
         if (notified > 0)
         {
