@@ -6,6 +6,8 @@ module io.jdat.core
 {
     requires transitive io.jdat.api;
     requires org.jctools.core;
+    // connections established, rejected and broken, EVD overflow, peer death (FlightEvents)
+    requires jdk.jfr;
 
     exports io.jdat.engine;
     exports io.jdat.engine.channel;

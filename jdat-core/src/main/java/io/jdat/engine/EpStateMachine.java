@@ -13,6 +13,7 @@ import io.jdat.Qos;
 import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.ConnectRequest;
+import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TerminateCodes;
@@ -210,6 +211,7 @@ final class EpStateMachine
                 ep.connectedQual = ep.remotePortQual;
                 timer = c.timer;
                 ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData.clone());
+                FlightEvents.established(ep, true, ep.remoteAddress, ep.remotePortQual);
             }
         }
         finally
@@ -300,6 +302,7 @@ final class EpStateMachine
                 c.established = true;
                 ep.state = EpState.CONNECTED;
                 ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
+                FlightEvents.established(ep, false, ep.remoteAddress, ep.remotePortQual);
             }
         }
         finally
@@ -331,6 +334,7 @@ final class EpStateMachine
             ep.recvs.flush(c, null);
             ep.requests.flush(null, null);
             ep.postConnection(event, null);
+            FlightEvents.rejected(ep, event.name(), ep.remoteAddress, ep.remotePortQual);
         }
         finally
         {
@@ -468,6 +472,13 @@ final class EpStateMachine
     void fail(final Connection c, final TerminateInfo send, final WorkRequest culprit, final DtoStatus culpritStatus,
         final boolean abort)
     {
+        fail(c, send, null, culprit, culpritStatus, abort);
+    }
+
+    /** {@link #fail}, with the Terminate the peer sent if that is what broke it. */
+    private void fail(final Connection c, final TerminateInfo send, final TerminateInfo received,
+        final WorkRequest culprit, final DtoStatus culpritStatus, final boolean abort)
+    {
         final Channel ch;
         Locks.lock(ep.lock);
         try
@@ -478,6 +489,8 @@ final class EpStateMachine
             }
             ch = c.channel;
             endLocked(c, EventNumber.CONNECTION_EVENT_BROKEN, culprit, culpritStatus);
+            FlightEvents.broken(ep, send != null ? "terminate-sent" : received != null ? "terminate-received"
+                : "local error", send != null ? send : received);
         }
         finally
         {
@@ -513,12 +526,18 @@ final class EpStateMachine
                 ep.state = EpState.DISCONNECTED;
                 ep.recvs.flush(c, null);
                 ep.requests.flush(null, null);
-                ep.postConnection(c.active ? EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
-                    : EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, null);
+                final EventNumber event = c.active ? EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                    : EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
+                ep.postConnection(event, null);
+                FlightEvents.rejected(ep, event.name(), ep.remoteAddress, ep.remotePortQual);
                 return;
             }
             endLocked(c, reason == CloseReason.BROKEN ? EventNumber.CONNECTION_EVENT_BROKEN
                 : EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
+            if (reason == CloseReason.BROKEN)
+            {
+                FlightEvents.broken(ep, "transport", null);
+            }
         }
         finally
         {
@@ -543,7 +562,7 @@ final class EpStateMachine
         {
             ep.lock.unlock();
         }
-        fail(c, null, culprit, dtoStatusFor(info), false);
+        fail(c, null, info, culprit, dtoStatusFor(info), false);
     }
 
     /** What a Terminate means for the initiator's DTO. */

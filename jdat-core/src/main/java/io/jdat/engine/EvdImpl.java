@@ -16,6 +16,7 @@ import io.jdat.EvdState;
 import io.jdat.HandleType;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
+import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.TransportPort;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -348,6 +349,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         if (report)
         {
             ia.reportAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR, this);
+            FlightEvents.evdOverflow(this, ring.capacity());
             final Thread w = waiter;
             if (w != null)
             {
