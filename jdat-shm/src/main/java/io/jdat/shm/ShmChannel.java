@@ -3,6 +3,7 @@ package io.jdat.shm;
 import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.OutboundQueue;
 import io.jdat.engine.channel.RdmapOpcode;
@@ -698,6 +699,10 @@ final class ShmChannel implements Channel, Work
             if (state != DONE)
             {
                 n += reap();
+            }
+            if (dead)
+            {
+                FlightEvents.peerDeath("shm", this, "its process ended");
             }
             if (state != DONE)
             {

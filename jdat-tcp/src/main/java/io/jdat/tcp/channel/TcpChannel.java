@@ -3,6 +3,7 @@ package io.jdat.tcp.channel;
 import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.ChannelHandler;
 import io.jdat.engine.channel.CloseReason;
+import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.OutboundQueue;
 import io.jdat.engine.channel.RdmapOpcode;
@@ -349,6 +350,7 @@ final class TcpChannel extends Io implements Channel
             {
                 if (watch.dead(now, tx != null && !tx.isEmpty()))
                 {
+                    FlightEvents.peerDeath("tcp", this, "no progress or answer for liveness_ms");
                     finish(CloseReason.BROKEN);
                 }
                 else if (txOpen && !outbound.isEmpty())
@@ -393,6 +395,7 @@ final class TcpChannel extends Io implements Channel
     {
         if (state == OPEN && watch.kernelQueue(queued, now, written))
         {
+            FlightEvents.peerDeath("tcp", this, "silent, and none of our bytes acknowledged for liveness_ms");
             finish(CloseReason.BROKEN);
         }
     }
