@@ -144,7 +144,41 @@ public final class Link
      */
     public DatEvent expectDto(final EventDispatcher evd, final String op, final long cookie, final long length)
     {
-        final DatEvent ev = next(evd, op);
+        return checkDto(next(evd, op), op, cookie, length);
+    }
+
+    /**
+     * As {@link #expectRecv(String, long, long)}, but waits in slices of {@code sliceMicros} and
+     * runs {@code meanwhile} after each slice that brought nothing, until this link's timeout.
+     * With {@link Completion#CNO} it waits as {@code expectRecv} does, without slices.
+     */
+    public DatEvent expectRecv(final String op, final long cookie, final long length, final long sliceMicros,
+        final Runnable meanwhile)
+    {
+        if (mode == Completion.CNO)
+        {
+            return expectRecv(op, cookie, length);
+        }
+        final long deadline = System.nanoTime() + timeoutMicros * 1000;
+        while (true)
+        {
+            final long left = (deadline - System.nanoTime()) / 1000;
+            final DatStatus s = recvEvd.wait(Math.max(1, Math.min(sliceMicros, left)), 1, event, nmore);
+            if (s == DatStatus.SUCCESS)
+            {
+                return checkDto(event, op, cookie, length);
+            }
+            if (s != DatStatus.TIMEOUT_EXPIRED || left <= sliceMicros)
+            {
+                throw new CheckFailed(op + " on " + name + ": no event within " + timeoutMicros / 1_000_000.0
+                    + " s (" + s + ")");
+            }
+            meanwhile.run();
+        }
+    }
+
+    private DatEvent checkDto(final DatEvent ev, final String op, final long cookie, final long length)
+    {
         if (!ev.is(EventNumber.DTO_COMPLETION_EVENT))
         {
             throw new CheckFailed(op + " on " + name + ": expected a DTO completion, saw " + ev);

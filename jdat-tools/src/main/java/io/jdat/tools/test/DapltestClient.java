@@ -121,7 +121,7 @@ final class DapltestClient
                 try
                 {
                     new Worker(node, thread, address, firstPort + (long) thread * p.eps(), p, timeoutMicros,
-                        settleMillis, ready, checks).run();
+                        settleMillis, ready, checks, log).run();
                 }
                 catch (final RuntimeException e)
                 {
@@ -168,7 +168,7 @@ final class DapltestClient
 
         Worker(final Node node, final int thread, final IaAddress address, final long basePort,
             final TransactionParams p, final long timeoutMicros, final long settleMillis, final CyclicBarrier ready,
-            final AtomicLong checks)
+            final AtomicLong checks, final java.util.function.Consumer<String> log)
         {
             this.thread = thread;
             this.p = p;
@@ -183,6 +183,14 @@ final class DapltestClient
                     eps.add(ep);
                     settle(settleMillis);
                     ep.exchangeRmi();
+                    if (ep.nudges() > 0 && log != null)
+                    {
+                        synchronized (log)
+                        {
+                            log.accept("client thread " + thread + " ep " + e + ": the server's remote memory table "
+                                + "came after " + ep.nudges() + " zero-length RDMA Write(s)");
+                        }
+                    }
                 }
             }
             catch (final RuntimeException x)

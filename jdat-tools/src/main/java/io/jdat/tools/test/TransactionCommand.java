@@ -76,9 +76,9 @@ public final class TransactionCommand implements Callable<Integer>
             + "server names (behind port forwarding)")
     private Long testPorts;
 
-    @Option(names = "--settle", defaultValue = "300", paramLabel = "MILLIS",
+    @Option(names = "--settle", defaultValue = "0", paramLabel = "MILLIS",
         description = "with --dapltest: pause after each test connection comes up, before its first Send "
-            + "(default: ${DEFAULT-VALUE}; see docs/interop.md)")
+            + "(default: ${DEFAULT-VALUE}; no longer needed against siw, see docs/interop.md)")
     private long settle;
 
     @Parameters(paramLabel = "OP", arity = "0..*", description = "the op list (see below)")
