@@ -210,8 +210,8 @@ final class EpStateMachine
                 ep.connectedAddress = ep.remoteAddress;
                 ep.connectedQual = ep.remotePortQual;
                 timer = c.timer;
-                ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData.clone());
                 FlightEvents.established(ep, true, ep.remoteAddress, ep.remotePortQual);
+                ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, privateData.clone());
             }
         }
         finally
@@ -301,8 +301,8 @@ final class EpStateMachine
                 c.channel = ch;
                 c.established = true;
                 ep.state = EpState.CONNECTED;
-                ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
                 FlightEvents.established(ep, false, ep.remoteAddress, ep.remotePortQual);
+                ep.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
             }
         }
         finally
@@ -333,8 +333,8 @@ final class EpStateMachine
             ep.state = EpState.DISCONNECTED;
             ep.recvs.flush(c, null);
             ep.requests.flush(null, null);
-            ep.postConnection(event, null);
             FlightEvents.rejected(ep, event.name(), ep.remoteAddress, ep.remotePortQual);
+            ep.postConnection(event, null);
         }
         finally
         {
@@ -488,9 +488,9 @@ final class EpStateMachine
                 return;
             }
             ch = c.channel;
-            endLocked(c, EventNumber.CONNECTION_EVENT_BROKEN, culprit, culpritStatus);
             FlightEvents.broken(ep, send != null ? "terminate-sent" : received != null ? "terminate-received"
                 : "local error", send != null ? send : received);
+            endLocked(c, EventNumber.CONNECTION_EVENT_BROKEN, culprit, culpritStatus);
         }
         finally
         {
@@ -528,16 +528,16 @@ final class EpStateMachine
                 ep.requests.flush(null, null);
                 final EventNumber event = c.active ? EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
                     : EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
-                ep.postConnection(event, null);
                 FlightEvents.rejected(ep, event.name(), ep.remoteAddress, ep.remotePortQual);
+                ep.postConnection(event, null);
                 return;
             }
-            endLocked(c, reason == CloseReason.BROKEN ? EventNumber.CONNECTION_EVENT_BROKEN
-                : EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
             if (reason == CloseReason.BROKEN)
             {
                 FlightEvents.broken(ep, "transport", null);
             }
+            endLocked(c, reason == CloseReason.BROKEN ? EventNumber.CONNECTION_EVENT_BROKEN
+                : EventNumber.CONNECTION_EVENT_DISCONNECTED, null, null);
         }
         finally
         {

@@ -348,8 +348,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         lock.unlock();
         if (report)
         {
-            ia.reportAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR, this);
             FlightEvents.evdOverflow(this, ring.capacity());
+            ia.reportAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR, this);
             final Thread w = waiter;
             if (w != null)
             {
