@@ -18,8 +18,13 @@ import io.jdat.testkit.PeerProcess;
 import io.jdat.testkit.Transaction;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * SIGSTOP just before, so that Writes are still queued behind a full ring): the survivor's
  * endpoint breaks, every posted DTO completes (the unfinished ones flushed), a blocked waiter
  * returns, and the survivor then connects to a new peer on the same qualifier and runs a
- * transaction with validation.
+ * transaction with validation. A flight recording of it holds the peer's death and the broken
+ * connection.
  */
 class ShmPeerDeathTest
 {
@@ -37,17 +43,31 @@ class ShmPeerDeathTest
     private static final int OUTSTANDING = 16;
 
     private Path dir;
+    private final Recording recording = new Recording();
 
     @BeforeEach
     void dir()
     {
         dir = TestFiles.freshDir();
+        recording.enable("io.jdat.PeerDeath");
+        recording.enable("io.jdat.ConnectionBroken");
+        recording.start();
     }
 
     @AfterEach
     void clean()
     {
+        recording.close();
         TestFiles.delete(dir);
+    }
+
+    /** Stops the recording and reads what it holds. */
+    private List<RecordedEvent> recorded() throws java.io.IOException
+    {
+        recording.stop();
+        final Path file = dir.resolve("peer-death.jfr");
+        recording.dump(file);
+        return RecordingFile.readAllEvents(file);
     }
 
     @Test
@@ -137,6 +157,16 @@ class ShmPeerDeathTest
                 final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
                 assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
                 assertEquals(900, recv.dto.userCookie);
+
+                // what an operator reads afterwards: the peer's death, then the broken connection
+                final List<RecordedEvent> events = recorded();
+                final String all = events.stream().map(RecordedEvent::toString).collect(Collectors.joining());
+                assertEquals(1, events.stream().filter(e -> e.getEventType().getName().equals("io.jdat.PeerDeath")
+                    && "shm".equals(e.getString("transport"))
+                    && "its process ended".equals(e.getString("how"))).count(), all);
+                assertEquals(1, events.stream()
+                    .filter(e -> e.getEventType().getName().equals("io.jdat.ConnectionBroken")
+                    && "transport".equals(e.getString("reason")) && e.getInt("terminateLayer") == -1).count(), all);
             }
 
             // a new peer on the same qualifier: the dead one's listening file must not stand in the way
