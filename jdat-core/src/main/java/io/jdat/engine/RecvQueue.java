@@ -7,6 +7,8 @@ import io.jdat.DtoStatus;
 import io.jdat.EpAttr;
 import io.jdat.EpState;
 import io.jdat.LmrTriplet;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * An endpoint's receive queue: the buffers posted with dat_ep_post_recv, in order, or, for an
@@ -20,6 +22,23 @@ import io.jdat.LmrTriplet;
  */
 final class RecvQueue
 {
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(RecvQueue.class, "head", long.class);
+            TAIL = l.findVarHandle(RecvQueue.class, "tail", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final EpImpl ep;
     private final Segments scratch;
     RecvBuffer[] ring;
@@ -106,7 +125,8 @@ final class RecvQueue
             b.cookie = userCookie;
             b.flags = flags;
             b.srq = null;
-            tail++;
+            // release: the buffer before the tail; no fence, as the placer only needs to see both in order
+            TAIL.setRelease(this, tail + 1);
             everPosted = true;
         }
         finally
@@ -220,7 +240,9 @@ final class RecvQueue
             final long cookie = b.cookie;
             final int flags = b.flags;
             b.local.clear();
-            head++;
+            // release, one writer (the placer): the poster that reads it after reaping this
+            // completion sees it through the completion's own publication
+            HEAD.setRelease(this, head + 1);
             complete(cookie, flags, DtoStatus.SUCCESS, length, solicited, null);
         }
     }
