@@ -23,6 +23,7 @@ import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * connection breaks once the peer consumed nothing for {@code stall_ms}; every posted DTO
  * completes exactly once, in posting order: the three consumed with success, the others flushed,
  * and those the peer had not claimed are withdrawn, so that it can never deliver them afterwards.
+ * Meanwhile a second endpoint of the same IA connects to an honest peer and Sends.
  */
 class ShmStoppedReaderTest
 {
@@ -113,6 +115,9 @@ class ShmStoppedReaderTest
                 peer.rx.consume(SpscRing.aligned(length));
             }
             final long stoppedAt = System.nanoTime();
+            // while the stopped reader holds the queue, an honest peer on the same IA
+            final CompletableFuture<Long> honest = CompletableFuture.supplyAsync(this::honestExchange,
+                task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
             // what it consumed completes, and the queue refills to its bound, never beyond
             for (int i = 0; i < CONSUMED; i++)
             {
@@ -146,6 +151,27 @@ class ShmStoppedReaderTest
             final long at = peer.rx.readIndex();
             final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
             assertFalse(peer.rx.beginDelivery(SpscRing.aligned(length)), "a flushed record could still be delivered");
+            final long honestMs = honest.get(30, TimeUnit.SECONDS);
+            System.out.println("ShmStoppedReaderTest: broken " + ms + " ms after the peer stopped; an honest connect "
+                + "and Send on the same IA took " + honestMs + " ms meanwhile");
+        }
+    }
+
+    /**
+     * Connects a second endpoint of the victim's IA to a peer of its own and Sends 64 bytes: the
+     * milliseconds from {@code dat_ep_connect} to the peer's receive completion.
+     */
+    private long honestExchange()
+    {
+        try (ShmNode other = ShmNode.open(dir, "other", ""))
+        {
+            final long t0 = System.nanoTime();
+            final ShmNode.Ep[] pair = ShmNode.connect(victim, other, 7001);
+            pair[1].ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(other.lmr(64), 0, 64)}, 1, 0);
+            pair[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(victim.lmr(64), 0, 64)}, 1, 0);
+            final DatEvent r = next(pair[1].recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         }
     }
 

@@ -18,8 +18,10 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.tcp.Mpa;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * the endpoint's request queue, a post beyond {@code max_request_dtos} is refused with
  * DAT_INSUFFICIENT_RESOURCES, and the connection breaks once the send made no progress for
  * {@code liveness_ms}; every posted DTO completes exactly once, in posting order: those the kernel
- * took with success, the others flushed.
+ * took with success, the others flushed. Meanwhile a second endpoint of the same IA connects to an
+ * honest peer and Sends.
  */
 class TcpStoppedReaderTest
 {
@@ -68,6 +71,7 @@ class TcpStoppedReaderTest
                 long lastOkAt = System.nanoTime();
                 boolean refusedFull = false;
                 long flushedFirst = -1;
+                CompletableFuture<Long> honest = null;
                 final long start = System.nanoTime();
                 while (done < posted || posted == 0)
                 {
@@ -89,6 +93,12 @@ class TcpStoppedReaderTest
                             break;
                         }
                         posted++;
+                    }
+                    if (refusedFull && honest == null)
+                    {
+                        // while the stopped reader holds the queue, an honest peer on the same IA
+                        honest = CompletableFuture.supplyAsync(() -> honestExchange(node),
+                            task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
                     }
                     final DatStatus s = ep.req().wait(LIVENESS_MS * 3 * 1000, 1, ev, new DatCount());
                     assertEquals(DatStatus.SUCCESS, s, "a posted DTO never completed");
@@ -124,7 +134,35 @@ class TcpStoppedReaderTest
                 final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
                 assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
                 assertEquals(901, recv.dto.userCookie);
+                final long honestMs = honest.get(30, TimeUnit.SECONDS);
+                System.out.println("TcpStoppedReaderTest: broken " + ms + " ms after the last completion; an honest "
+                    + "connect and Send on the same IA took " + honestMs + " ms meanwhile");
             }
+        }
+    }
+
+    /**
+     * Connects a second endpoint of {@code node} to a peer of its own and Sends 64 bytes: the
+     * milliseconds from {@code dat_ep_connect} to the peer's receive completion.
+     */
+    private static long honestExchange(final TcpNode node)
+    {
+        try (TcpNode other = TcpNode.open())
+        {
+            final EventDispatcher crEvd = other.evd(8, EvdFlags.CR_FLAG);
+            final PublicServicePoint psp = other.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            final TcpNode.Ep server = other.ep(null);
+            server.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(other.lmr(64), 0, 64)}, 1, 0);
+            final TcpNode.Ep client = node.ep(null);
+            final Lmr msg = node.lmr(64);
+            final long t0 = System.nanoTime();
+            client.ep().connect(other.address, psp.connQual(), 10 * TcpNode.SECOND, null, Qos.BEST_EFFORT, 0);
+            next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(server.ep(), null);
+            next(client.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            client.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(msg, 0, 64)}, 1, 0);
+            final DatEvent r = next(server.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         }
     }
 
