@@ -141,10 +141,10 @@ final class CnoImpl extends EngineObject implements Cno
     public DatStatus wait(final long timeoutMicros, final DatOut<EventDispatcher> evd)
     {
         checkLive();
-        Errors.checkTimeout(timeoutMicros, 2);
+        Errors.checkTimeout(timeoutMicros, Arg.CNO_WAIT_TIMEOUT);
         if (evd == null)
         {
-            throw Errors.invalidParameter(3, "evd_handle is null");
+            throw Errors.invalidParameter(Arg.CNO_WAIT_EVD, "evd_handle is null");
         }
         lock.lock();
         try
@@ -232,7 +232,7 @@ final class CnoImpl extends EngineObject implements Cno
         checkLive();
         if (newAgent != null && !newAgent.isValid())
         {
-            throw Errors.invalidParameter(2, "an agent with instance data needs a function");
+            throw Errors.invalidParameter(Arg.CNO_AGENT, "an agent with instance data needs a function");
         }
         agent = newAgent == null || newAgent.isNull() ? OsWaitProxyAgent.NULL : newAgent;
     }
@@ -241,7 +241,7 @@ final class CnoImpl extends EngineObject implements Cno
     public void query(final long cnoParamMask, final CnoParam param)
     {
         checkLive();
-        Errors.checkQuery(cnoParamMask, CnoParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(cnoParamMask, CnoParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

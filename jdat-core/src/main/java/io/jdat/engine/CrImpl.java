@@ -40,7 +40,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
     public void query(final long crParamMask, final CrParam param)
     {
         checkLive();
-        Errors.checkQuery(crParamMask, CrParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(crParamMask, CrParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param == null)
         {
             return;
@@ -85,7 +85,8 @@ final class CrImpl extends EngineObject implements ConnectionRequest
             final int max = ia.port().maxPrivateDataSize();
             if (data != null && data.length > max)
             {
-                throw Errors.invalidParameter(4, data.length + " bytes of private data; this provider carries " + max);
+                throw Errors.invalidParameter(Arg.CR_ACCEPT_PRIVATE_DATA,
+                    data.length + " bytes of private data; this provider carries " + max);
             }
             if (target.pz == null || target.connectEvd == null)
             {
@@ -125,7 +126,8 @@ final class CrImpl extends EngineObject implements ConnectionRequest
         {
             // the request is destroyed either way: refuse it towards the active side
             request.reject(false);
-            throw Errors.invalidParameter(2, "nothing listens on connection qualifier " + handoffConnQual);
+            throw Errors.invalidParameter(Arg.CR_HANDOFF_HANDOFF,
+                "nothing listens on connection qualifier " + handoffConnQual);
         }
     }
 

@@ -125,7 +125,8 @@ final class EpImpl extends EngineObject implements Endpoint
                 srq = cast(srqHandle, SrqImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_SRQ, false, "srq");
                 if (attributes == null)
                 {
-                    throw Errors.invalidParameter(7, "dat_ep_create_with_srq needs attributes");
+                    throw Errors.invalidParameter(Arg.EP_CREATE_WITH_SRQ_ATTRIBUTES,
+                        "dat_ep_create_with_srq needs attributes");
                 }
             }
             final EpAttr attr = attributes == null ? defaults(ia) : new EpAttr(attributes);
@@ -206,7 +207,7 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         if ((a.qos & ~ALL_QOS) != 0)
         {
-            throw Errors.invalidParameter(6, "unknown QoS bits 0x" + Integer.toHexString(a.qos));
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "unknown QoS bits 0x" + Integer.toHexString(a.qos));
         }
         if (a.qos != Qos.BEST_EFFORT)
         {
@@ -233,24 +234,26 @@ final class EpImpl extends EngineObject implements Endpoint
             c.maxIov);
         if (a.srqSoftHw < Dat.WATERMARK_INFINITE)
         {
-            throw Errors.invalidParameter(6, "srq_soft_hw " + a.srqSoftHw);
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "srq_soft_hw " + a.srqSoftHw);
         }
         if (a.recvCompletionFlags != CompletionFlags.EVD_THRESHOLD_FLAG
             && a.recvCompletionFlags != CompletionFlags.SOLICITED_WAIT_FLAG
             && a.recvCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(6, "recv_completion_flags must be EVD_THRESHOLD, SOLICITED_WAIT or "
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES,
+                "recv_completion_flags must be EVD_THRESHOLD, SOLICITED_WAIT or "
                 + "UNSIGNALLED, not 0x" + Integer.toHexString(a.recvCompletionFlags));
         }
         if (a.requestCompletionFlags != CompletionFlags.EVD_THRESHOLD_FLAG
             && a.requestCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(6, "request_completion_flags must be EVD_THRESHOLD or UNSIGNALLED, not 0x"
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES,
+                "request_completion_flags must be EVD_THRESHOLD or UNSIGNALLED, not 0x"
                 + Integer.toHexString(a.requestCompletionFlags));
         }
         if (a.epTransportSpecificCount < 0 || a.epProviderSpecificCount < 0)
         {
-            throw Errors.invalidParameter(6, "negative attribute count");
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "negative attribute count");
         }
     }
 
@@ -258,7 +261,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         if (!ok)
         {
-            throw Errors.invalidParameter(6, what + " " + value + " is outside 0.." + max);
+            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, what + " " + value + " is outside 0.." + max);
         }
     }
 
@@ -312,7 +315,8 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             if (e.unsignalledStreams + e.solicitedStreams > 0)
             {
-                throw Errors.invalidParameter(5, "an EVD with unsignalled or solicited-wait DTO streams cannot also "
+                throw Errors.invalidParameter(Arg.EP_CREATE_CONNECT_EVD,
+                    "an EVD with unsignalled or solicited-wait DTO streams cannot also "
                     + "take connection events");
             }
             e.otherStreams++;
@@ -384,7 +388,7 @@ final class EpImpl extends EngineObject implements Endpoint
     public void query(final long epParamMask, final EpParam param)
     {
         checkLive();
-        Errors.checkQuery(epParamMask, EpParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(epParamMask, EpParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param == null)
         {
             return;
@@ -419,18 +423,19 @@ final class EpImpl extends EngineObject implements Endpoint
             checkLive();
             if ((mask & ~EpParam.FIELD_ALL) != 0)
             {
-                throw Errors.invalidParameter(2, String.format("mask 0x%x has undefined bits", mask));
+                throw Errors.invalidParameter(Arg.EP_MODIFY_MASK, String.format("mask 0x%x has undefined bits", mask));
             }
             if (param == null)
             {
-                throw Errors.invalidParameter(3, "ep_param is null");
+                throw Errors.invalidParameter(Arg.EP_MODIFY_PARAM, "ep_param is null");
             }
             final long never = EpParam.FIELD_IA_HANDLE | EpParam.FIELD_EP_STATE | EpParam.FIELD_LOCAL_IA_ADDRESS_PTR
                 | EpParam.FIELD_LOCAL_PORT_QUAL | EpParam.FIELD_REMOTE_IA_ADDRESS_PTR
                 | EpParam.FIELD_REMOTE_PORT_QUAL | EpParam.FIELD_SRQ_HANDLE;
             if ((mask & never) != 0)
             {
-                throw Errors.invalidParameter(2, "the mask names a parameter that can never be modified");
+                throw Errors.invalidParameter(Arg.EP_MODIFY_MASK,
+                    "the mask names a parameter that can never be modified");
             }
             Locks.lock(lock);
             try
@@ -672,7 +677,8 @@ final class EpImpl extends EngineObject implements Endpoint
         checkLive();
         if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE)
         {
-            throw Errors.invalidParameter(2, "watermarks must be non-negative or DAT_WATERMARK_INFINITE");
+            throw Errors.invalidParameter(Arg.EP_SET_WATERMARK_SOFT,
+                "watermarks must be non-negative or DAT_WATERMARK_INFINITE");
         }
         Locks.lock(lock);
         try

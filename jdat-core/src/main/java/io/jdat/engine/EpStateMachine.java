@@ -48,7 +48,8 @@ final class EpStateMachine
         checkSetupArguments(timeoutMicros, privateData, qos);
         if ((connectFlags & ~ConnectFlags.MULTIPATH_FLAG) != 0)
         {
-            throw Errors.invalidParameter(8, "unknown connect flags 0x" + Integer.toHexString(connectFlags));
+            throw Errors.invalidParameter(Arg.EP_CONNECT_FLAGS,
+                "unknown connect flags 0x" + Integer.toHexString(connectFlags));
         }
         if (connectFlags == ConnectFlags.MULTIPATH_FLAG)
         {
@@ -76,7 +77,8 @@ final class EpStateMachine
             }
             if (dup.connectedAddress == null)
             {
-                throw Errors.invalidParameter(2, "dup_ep_handle was connected passively: there is no service "
+                throw Errors.invalidParameter(Arg.EP_DUP_CONNECT_DUP_EP,
+                    "dup_ep_handle was connected passively: there is no service "
                     + "point to connect to again");
             }
             address = dup.connectedAddress;
@@ -91,20 +93,21 @@ final class EpStateMachine
 
     private void checkSetupArguments(final long timeoutMicros, final byte[] privateData, final int qos)
     {
-        Errors.checkTimeout(timeoutMicros, 4);
+        Errors.checkTimeout(timeoutMicros, Arg.EP_CONNECT_TIMEOUT);
         if (timeoutMicros == 0)
         {
-            throw Errors.invalidParameter(4, "the connect timeout must be positive");
+            throw Errors.invalidParameter(Arg.EP_CONNECT_TIMEOUT, "the connect timeout must be positive");
         }
         final int max = ep.ia.port().maxPrivateDataSize();
         if (privateData != null && privateData.length > max)
         {
-            throw Errors.invalidParameter(5, privateData.length + " bytes of private data; this provider carries "
+            throw Errors.invalidParameter(Arg.EP_CONNECT_PRIVATE_DATA_SIZE,
+                privateData.length + " bytes of private data; this provider carries "
                 + max);
         }
         if ((qos & ~EpImpl.ALL_QOS) != 0)
         {
-            throw Errors.invalidParameter(7, "unknown QoS bits 0x" + Integer.toHexString(qos));
+            throw Errors.invalidParameter(Arg.EP_CONNECT_QOS, "unknown QoS bits 0x" + Integer.toHexString(qos));
         }
         if (qos != Qos.BEST_EFFORT)
         {
@@ -352,7 +355,8 @@ final class EpStateMachine
         ep.checkLive();
         if (flags != CloseFlags.ABRUPT_FLAG && flags != CloseFlags.GRACEFUL_FLAG)
         {
-            throw Errors.invalidParameter(2, "disconnect flags must be ABRUPT (0) or GRACEFUL (1)");
+            throw Errors.invalidParameter(Arg.EP_DISCONNECT_FLAGS,
+                "disconnect flags must be ABRUPT (0) or GRACEFUL (1)");
         }
         Connection abortIt = null;
         Channel closeGracefully = null;

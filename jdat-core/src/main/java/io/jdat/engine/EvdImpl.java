@@ -386,7 +386,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         checkLive();
         if (event == null)
         {
-            throw Errors.invalidParameter(2, "event is null");
+            throw Errors.invalidParameter(Arg.EVD_DEQUEUE_EVENT, "event is null");
         }
         if (blockedWaiter())
         {
@@ -416,15 +416,16 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public DatStatus wait(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
     {
         checkLive();
-        Errors.checkTimeout(timeoutMicros, 2);
+        Errors.checkTimeout(timeoutMicros, Arg.EVD_WAIT_TIMEOUT);
         if (threshold <= 0 || threshold > ring.capacity())
         {
-            throw Errors.invalidParameter(3, "threshold " + threshold + " is outside 1.." + ring.capacity()
+            throw Errors.invalidParameter(Arg.EVD_WAIT_THRESHOLD,
+                "threshold " + threshold + " is outside 1.." + ring.capacity()
                 + " (the EVD's queue length)");
         }
         if (event == null)
         {
-            throw Errors.invalidParameter(4, "event is null");
+            throw Errors.invalidParameter(Arg.EVD_WAIT_EVENT, "event is null");
         }
         boolean popped = false;
         Locks.lock(lock);
@@ -644,11 +645,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         checkLive();
         if (event == null || event.eventNumber != EventNumber.SOFTWARE_EVENT.value())
         {
-            throw Errors.invalidParameter(2, "the event must be a DAT_SOFTWARE_EVENT");
+            throw Errors.invalidParameter(Arg.EVD_POST_SE_EVENT, "the event must be a DAT_SOFTWARE_EVENT");
         }
         if ((flags & EvdFlags.SOFTWARE_FLAG) == 0)
         {
-            throw Errors.invalidParameter(1, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
+            throw Errors.invalidParameter(Arg.EVD_POST_SE_EVD, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
         }
         // no lock while the ring takes claims; a resize or a destroy in progress: under the lock
         final EventRing r = ring;
@@ -808,7 +809,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             checkLive();
             if (evdMinQlen <= 0 || evdMinQlen > ia.config.maxEvdQlen)
             {
-                throw Errors.invalidParameter(2, "queue length " + evdMinQlen + " is outside 1.."
+                throw Errors.invalidParameter(Arg.EVD_RESIZE_MIN_QLEN, "queue length " + evdMinQlen + " is outside 1.."
                     + ia.config.maxEvdQlen);
             }
             Locks.lock(lock);
@@ -845,7 +846,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public void query(final long evdParamMask, final EvdParam param)
     {
         checkLive();
-        Errors.checkQuery(evdParamMask, EvdParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(evdParamMask, EvdParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param == null)
         {
             return;

@@ -95,7 +95,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         {
             if (asyncEvdMinQlen <= 0)
             {
-                throw Errors.invalidParameter(2, "async_evd_min_qlen must be positive");
+                throw Errors.invalidParameter(Arg.IA_OPEN_ASYNC_EVD_MIN_QLEN, "async_evd_min_qlen must be positive");
             }
             if (asyncEvdMinQlen > config.maxEvdQlen)
             {
@@ -252,7 +252,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         if (closeFlags != CloseFlags.ABRUPT_FLAG && closeFlags != CloseFlags.GRACEFUL_FLAG)
         {
             checkLive();
-            throw Errors.invalidParameter(2, "close flags must be ABRUPT (0) or GRACEFUL (1)");
+            throw Errors.invalidParameter(Arg.IA_CLOSE_FLAGS, "close flags must be ABRUPT (0) or GRACEFUL (1)");
         }
         final List<Runnable> transportWork = new ArrayList<>();
         final ScheduledThreadPoolExecutor t;
@@ -364,11 +364,12 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         checkLive();
         if ((iaAttrMask & ~IaAttr.FIELD_ALL) != 0 || (iaAttr == null && iaAttrMask != 0))
         {
-            throw Errors.invalidParameter(4, "bad IA attribute mask or null IA attributes");
+            throw Errors.invalidParameter(Arg.IA_QUERY_IA_ATTR, "bad IA attribute mask or null IA attributes");
         }
         if ((providerAttrMask & ~ProviderAttr.FIELD_ALL) != 0 || (providerAttr == null && providerAttrMask != 0))
         {
-            throw Errors.invalidParameter(6, "bad provider attribute mask or null provider attributes");
+            throw Errors.invalidParameter(Arg.IA_QUERY_PROVIDER_ATTR,
+                "bad provider attribute mask or null provider attributes");
         }
         if (iaAttr != null)
         {
@@ -481,12 +482,13 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             }
             if (memType != MemType.VIRTUAL && memType != MemType.LMR && memType != MemType.SHARED_VIRTUAL)
             {
-                throw Errors.invalidParameter(2, "unknown memory type " + memType);
+                throw Errors.invalidParameter(Arg.LMR_CREATE_MEM_TYPE, "unknown memory type " + memType);
             }
             final PzImpl pz = cast(pzHandle, PzImpl.class, this, DatReturnSubtype.INVALID_HANDLE_PZ, false, "pz");
             if ((memPrivileges & ~(MemPriv.ALL_FLAG | MemPriv.RO_DISABLE_FLAG)) != 0)
             {
-                throw Errors.invalidParameter(6, String.format("unknown privilege bits 0x%x", memPrivileges));
+                throw Errors.invalidParameter(Arg.LMR_CREATE_PRIVILEGES,
+                    String.format("unknown privilege bits 0x%x", memPrivileges));
             }
             final MemorySegment memory = switch (memType)
             {
@@ -494,7 +496,8 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.OfLmr(final Lmr source)))
                     {
-                        throw Errors.invalidParameter(3, "DAT_MEM_TYPE_LMR needs RegionDescription.forLmr");
+                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                            "DAT_MEM_TYPE_LMR needs RegionDescription.forLmr");
                     }
                     yield cast(source, LmrImpl.class, this, DatReturnSubtype.INVALID_HANDLE_LMR, false,
                         "for_lmr_handle").region.memory;
@@ -503,12 +506,13 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.Shared(final MemorySegment m, final byte[] cookie)))
                     {
-                        throw Errors.invalidParameter(3,
+                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
                             "DAT_MEM_TYPE_SHARED_VIRTUAL needs RegionDescription.forSharedMemory");
                     }
                     if (cookie == null || cookie.length != Dat.LMR_COOKIE_SIZE)
                     {
-                        throw Errors.invalidParameter(3, "the shared memory id must be " + Dat.LMR_COOKIE_SIZE
+                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                            "the shared memory id must be " + Dat.LMR_COOKIE_SIZE
                             + " bytes");
                     }
                     yield virtualMemory(m, length);
@@ -517,7 +521,8 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.Va(final MemorySegment m)))
                     {
-                        throw Errors.invalidParameter(3, "DAT_MEM_TYPE_VIRTUAL needs RegionDescription.forVa");
+                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                            "DAT_MEM_TYPE_VIRTUAL needs RegionDescription.forVa");
                     }
                     yield virtualMemory(m, length);
                 }
@@ -549,7 +554,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
     {
         if (m == null)
         {
-            throw Errors.invalidParameter(3, "the region's memory is null");
+            throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION, "the region's memory is null");
         }
         if (length == 0)
         {
@@ -558,7 +563,8 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         }
         if (length < 0 || length > m.byteSize())
         {
-            throw Errors.invalidParameter(4, "length " + length + " is outside the segment's " + m.byteSize()
+            throw Errors.invalidParameter(Arg.LMR_CREATE_LENGTH,
+                "length " + length + " is outside the segment's " + m.byteSize()
                 + " bytes");
         }
         if (length > config.maxLmrBlockSize)
@@ -568,7 +574,8 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         }
         if (!m.scope().isAlive())
         {
-            throw Errors.invalidParameter(3, "the region's memory was already released");
+            throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                "the region's memory was already released");
         }
         return m.asSlice(0, length);
     }
@@ -610,14 +617,14 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         checkLive();
         if (n < 0 || n > 0 && (segments == null || n > segments.length))
         {
-            throw Errors.invalidParameter(3, "num_segments " + n + " does not match the array");
+            throw Errors.invalidParameter(Arg.LMR_SYNC_NUM_SEGMENTS, "num_segments " + n + " does not match the array");
         }
         for (int i = 0; i < n; i++)
         {
             final LmrTriplet t = segments[i];
             if (t == null)
             {
-                throw Errors.invalidParameter(2, "segment " + i + " is null");
+                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " is null");
             }
             if (t.segmentLength == 0)
             {
@@ -626,12 +633,13 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             final MemoryRegion r = memory.lookup(t.lmrContext);
             if (r == null || r.window)
             {
-                throw Errors.invalidParameter(2, String.format("segment %d: lmr_context 0x%08x names no LMR", i,
+                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS,
+                    String.format("segment %d: lmr_context 0x%08x names no LMR", i,
                     t.lmrContext));
             }
             if (r.offsetOf(t.virtualAddress, t.segmentLength) < 0)
             {
-                throw Errors.invalidParameter(2, "segment " + i + " lies outside its LMR");
+                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " lies outside its LMR");
             }
         }
     }
@@ -644,7 +652,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             checkLive();
             if (evdMinQlen <= 0)
             {
-                throw Errors.invalidParameter(2, "evd_min_qlen must be positive");
+                throw Errors.invalidParameter(Arg.EVD_CREATE_MIN_QLEN, "evd_min_qlen must be positive");
             }
             if (evdMinQlen > config.maxEvdQlen)
             {
@@ -654,7 +662,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             final CnoImpl cno = cast(cnoHandle, CnoImpl.class, this, DatReturnSubtype.INVALID_HANDLE_CNO, true, "cno");
             if (evdFlags == 0 || (evdFlags & ~EvdFlags.ALL_FLAGS) != 0)
             {
-                throw Errors.invalidParameter(4, String.format("bad EVD flags 0x%x", evdFlags));
+                throw Errors.invalidParameter(Arg.EVD_CREATE_FLAGS, String.format("bad EVD flags 0x%x", evdFlags));
             }
             checkLimit(HandleType.EVD, config.maxEvds, DatReturnSubtype.RESOURCE_TEVD, "EVDs");
             final EvdImpl evd = new EvdImpl(this, evdMinQlen, cno, evdFlags, false);
@@ -675,7 +683,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             checkLive();
             if (agent != null && !agent.isValid())
             {
-                throw Errors.invalidParameter(2, "an agent with instance data needs a function");
+                throw Errors.invalidParameter(Arg.CNO_AGENT, "an agent with instance data needs a function");
             }
             final CnoImpl cno = new CnoImpl(this, agent);
             register(cno, config.maxCnos, DatReturnSubtype.RESOURCE_ERROR_HANDLER, "CNOs");

@@ -63,7 +63,7 @@ final class LmrImpl extends EngineObject implements Lmr
     public void query(final long lmrParamMask, final LmrParam param)
     {
         checkLive();
-        Errors.checkQuery(lmrParamMask, LmrParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(lmrParamMask, LmrParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param == null)
         {
             return;

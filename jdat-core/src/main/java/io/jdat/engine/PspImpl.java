@@ -39,7 +39,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
             final EvdImpl evd = crEvd(ia, evdHandle);
             if (pspFlags != PspFlags.CONSUMER_FLAG && pspFlags != PspFlags.PROVIDER_FLAG)
             {
-                throw Errors.invalidParameter(4, "psp_flags must be CONSUMER or PROVIDER");
+                throw Errors.invalidParameter(Arg.PSP_CREATE_FLAGS, "psp_flags must be CONSUMER or PROVIDER");
             }
             ia.checkLimit(HandleType.PSP, ia.config.maxPsps, DatReturnSubtype.NO_SUBTYPE, "PSPs");
             psp = new PspImpl(ia, evd, pspFlags);
@@ -170,7 +170,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
     public void query(final long pspParamMask, final PspParam param)
     {
         checkLive();
-        Errors.checkQuery(pspParamMask, PspParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(pspParamMask, PspParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

@@ -54,7 +54,7 @@ final class PzImpl extends EngineObject implements ProtectionZone
     public void query(final long pzParamMask, final PzParam param)
     {
         checkLive();
-        Errors.checkQuery(pzParamMask, PzParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(pzParamMask, PzParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

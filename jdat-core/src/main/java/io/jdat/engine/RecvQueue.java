@@ -97,11 +97,13 @@ final class RecvQueue
         }
         if ((flags & ~CompletionFlags.UNSIGNALLED_FLAG) != 0)
         {
-            throw Errors.invalidParameter(5, "a receive takes only DAT_COMPLETION_UNSIGNALLED_FLAG");
+            throw Errors.invalidParameter(Arg.POST_RECV_COMPLETION_FLAGS,
+                "a receive takes only DAT_COMPLETION_UNSIGNALLED_FLAG");
         }
         if (flags != 0 && ep.attr.recvCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(5, "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's recv_completion_flags "
+            throw Errors.invalidParameter(Arg.POST_RECV_COMPLETION_FLAGS,
+                "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's recv_completion_flags "
                 + "to be UNSIGNALLED");
         }
         Locks.lock(ep.lock);

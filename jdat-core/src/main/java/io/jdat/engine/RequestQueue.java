@@ -73,7 +73,7 @@ final class RequestQueue
         }
         if (op != WorkRequest.SEND && remote == null)
         {
-            throw Errors.invalidParameter(5, "remote_buffer is null");
+            throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV, "remote_buffer is null");
         }
         Channel flush = null;
         Locks.lock(ep.lock);
@@ -153,7 +153,7 @@ final class RequestQueue
             {
                 if (local > ep.attr.maxMessageSize)
                 {
-                    throw Errors.invalidParameter(3, local + " bytes exceed max_message_size "
+                    throw Errors.invalidParameter(Arg.POST_LOCAL_IOV, local + " bytes exceed max_message_size "
                         + ep.attr.maxMessageSize);
                 }
             }
@@ -165,14 +165,15 @@ final class RequestQueue
                 }
                 if (local > ep.attr.maxRdmaSize)
                 {
-                    throw Errors.invalidParameter(3, local + " bytes exceed max_rdma_size " + ep.attr.maxRdmaSize);
+                    throw Errors.invalidParameter(Arg.POST_LOCAL_IOV,
+                        local + " bytes exceed max_rdma_size " + ep.attr.maxRdmaSize);
                 }
             }
             default ->
             {
                 if (remote.segmentLength < 0)
                 {
-                    throw Errors.invalidParameter(5, "negative remote length");
+                    throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV, "negative remote length");
                 }
                 if (remote.segmentLength > local)
                 {
@@ -181,7 +182,8 @@ final class RequestQueue
                 }
                 if (remote.segmentLength > ep.attr.maxRdmaSize)
                 {
-                    throw Errors.invalidParameter(5, remote.segmentLength + " bytes exceed max_rdma_size "
+                    throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV,
+                        remote.segmentLength + " bytes exceed max_rdma_size "
                         + ep.attr.maxRdmaSize);
                 }
             }

@@ -190,7 +190,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
     public void query(final long rspParamMask, final RspParam param)
     {
         checkLive();
-        Errors.checkQuery(rspParamMask, RspParam.FIELD_ALL, param, 3);
+        Errors.checkQuery(rspParamMask, RspParam.FIELD_ALL, param, Arg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;
