@@ -8,6 +8,7 @@ import io.jdat.DatStatus;
 import io.jdat.EventDispatcher;
 import io.jdat.HandleType;
 import io.jdat.OsWaitProxyAgent;
+import io.jdat.spi.DatArg;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -141,10 +142,10 @@ final class CnoImpl extends EngineObject implements Cno
     public DatStatus wait(final long timeoutMicros, final DatOut<EventDispatcher> evd)
     {
         checkLive();
-        Errors.checkTimeout(timeoutMicros, Arg.CNO_WAIT_TIMEOUT);
+        Errors.checkTimeout(timeoutMicros, DatArg.CNO_WAIT_TIMEOUT);
         if (evd == null)
         {
-            throw Errors.invalidParameter(Arg.CNO_WAIT_EVD, "evd_handle is null");
+            throw Errors.invalidParameter(DatArg.CNO_WAIT_EVD, "evd_handle is null");
         }
         lock.lock();
         try
@@ -232,7 +233,7 @@ final class CnoImpl extends EngineObject implements Cno
         checkLive();
         if (newAgent != null && !newAgent.isValid())
         {
-            throw Errors.invalidParameter(Arg.CNO_AGENT, "an agent with instance data needs a function");
+            throw Errors.invalidParameter(DatArg.CNO_AGENT, "an agent with instance data needs a function");
         }
         agent = newAgent == null || newAgent.isNull() ? OsWaitProxyAgent.NULL : newAgent;
     }
@@ -241,7 +242,7 @@ final class CnoImpl extends EngineObject implements Cno
     public void query(final long cnoParamMask, final CnoParam param)
     {
         checkLive();
-        Errors.checkQuery(cnoParamMask, CnoParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(cnoParamMask, CnoParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

@@ -8,6 +8,7 @@ import io.jdat.EpState;
 import io.jdat.HandleType;
 import io.jdat.ServicePoint;
 import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.spi.DatArg;
 
 /**
  * A connection request, made by a service point when a request arrives. Accept (on success),
@@ -40,7 +41,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
     public void query(final long crParamMask, final CrParam param)
     {
         checkLive();
-        Errors.checkQuery(crParamMask, CrParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(crParamMask, CrParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;
@@ -85,7 +86,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
             final int max = ia.port().maxPrivateDataSize();
             if (data != null && data.length > max)
             {
-                throw Errors.invalidParameter(Arg.CR_ACCEPT_PRIVATE_DATA,
+                throw Errors.invalidParameter(DatArg.CR_ACCEPT_PRIVATE_DATA,
                     data.length + " bytes of private data; this provider carries " + max);
             }
             if (target.pz == null || target.connectEvd == null)
@@ -126,7 +127,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
         {
             // the request is destroyed either way: refuse it towards the active side
             request.reject(false);
-            throw Errors.invalidParameter(Arg.CR_HANDOFF_HANDOFF,
+            throw Errors.invalidParameter(DatArg.CR_HANDOFF_HANDOFF,
                 "nothing listens on connection qualifier " + handoffConnQual);
         }
     }

@@ -25,6 +25,7 @@ import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.spi.DatArg;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -125,7 +126,7 @@ final class EpImpl extends EngineObject implements Endpoint
                 srq = cast(srqHandle, SrqImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_SRQ, false, "srq");
                 if (attributes == null)
                 {
-                    throw Errors.invalidParameter(Arg.EP_CREATE_WITH_SRQ_ATTRIBUTES,
+                    throw Errors.invalidParameter(DatArg.EP_CREATE_WITH_SRQ_ATTRIBUTES,
                         "dat_ep_create_with_srq needs attributes");
                 }
             }
@@ -207,7 +208,8 @@ final class EpImpl extends EngineObject implements Endpoint
         }
         if ((a.qos & ~ALL_QOS) != 0)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "unknown QoS bits 0x" + Integer.toHexString(a.qos));
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
+                "unknown QoS bits 0x" + Integer.toHexString(a.qos));
         }
         if (a.qos != Qos.BEST_EFFORT)
         {
@@ -234,26 +236,26 @@ final class EpImpl extends EngineObject implements Endpoint
             c.maxIov);
         if (a.srqSoftHw < Dat.WATERMARK_INFINITE)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "srq_soft_hw " + a.srqSoftHw);
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES, "srq_soft_hw " + a.srqSoftHw);
         }
         if (a.recvCompletionFlags != CompletionFlags.EVD_THRESHOLD_FLAG
             && a.recvCompletionFlags != CompletionFlags.SOLICITED_WAIT_FLAG
             && a.recvCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES,
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
                 "recv_completion_flags must be EVD_THRESHOLD, SOLICITED_WAIT or "
                 + "UNSIGNALLED, not 0x" + Integer.toHexString(a.recvCompletionFlags));
         }
         if (a.requestCompletionFlags != CompletionFlags.EVD_THRESHOLD_FLAG
             && a.requestCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES,
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
                 "request_completion_flags must be EVD_THRESHOLD or UNSIGNALLED, not 0x"
                 + Integer.toHexString(a.requestCompletionFlags));
         }
         if (a.epTransportSpecificCount < 0 || a.epProviderSpecificCount < 0)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, "negative attribute count");
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES, "negative attribute count");
         }
     }
 
@@ -261,7 +263,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         if (!ok)
         {
-            throw Errors.invalidParameter(Arg.EP_CREATE_ATTRIBUTES, what + " " + value + " is outside 0.." + max);
+            throw Errors.invalidParameter(DatArg.EP_CREATE_ATTRIBUTES, what + " " + value + " is outside 0.." + max);
         }
     }
 
@@ -315,7 +317,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             if (e.unsignalledStreams + e.solicitedStreams > 0)
             {
-                throw Errors.invalidParameter(Arg.EP_CREATE_CONNECT_EVD,
+                throw Errors.invalidParameter(DatArg.EP_CREATE_CONNECT_EVD,
                     "an EVD with unsignalled or solicited-wait DTO streams cannot also "
                     + "take connection events");
             }
@@ -388,7 +390,7 @@ final class EpImpl extends EngineObject implements Endpoint
     public void query(final long epParamMask, final EpParam param)
     {
         checkLive();
-        Errors.checkQuery(epParamMask, EpParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(epParamMask, EpParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;
@@ -423,18 +425,19 @@ final class EpImpl extends EngineObject implements Endpoint
             checkLive();
             if ((mask & ~EpParam.FIELD_ALL) != 0)
             {
-                throw Errors.invalidParameter(Arg.EP_MODIFY_MASK, String.format("mask 0x%x has undefined bits", mask));
+                throw Errors.invalidParameter(DatArg.EP_MODIFY_MASK,
+                    String.format("mask 0x%x has undefined bits", mask));
             }
             if (param == null)
             {
-                throw Errors.invalidParameter(Arg.EP_MODIFY_PARAM, "ep_param is null");
+                throw Errors.invalidParameter(DatArg.EP_MODIFY_PARAM, "ep_param is null");
             }
             final long never = EpParam.FIELD_IA_HANDLE | EpParam.FIELD_EP_STATE | EpParam.FIELD_LOCAL_IA_ADDRESS_PTR
                 | EpParam.FIELD_LOCAL_PORT_QUAL | EpParam.FIELD_REMOTE_IA_ADDRESS_PTR
                 | EpParam.FIELD_REMOTE_PORT_QUAL | EpParam.FIELD_SRQ_HANDLE;
             if ((mask & never) != 0)
             {
-                throw Errors.invalidParameter(Arg.EP_MODIFY_MASK,
+                throw Errors.invalidParameter(DatArg.EP_MODIFY_MASK,
                     "the mask names a parameter that can never be modified");
             }
             Locks.lock(lock);
@@ -677,7 +680,7 @@ final class EpImpl extends EngineObject implements Endpoint
         checkLive();
         if (soft < Dat.WATERMARK_INFINITE || hard < Dat.WATERMARK_INFINITE)
         {
-            throw Errors.invalidParameter(Arg.EP_SET_WATERMARK_SOFT,
+            throw Errors.invalidParameter(DatArg.EP_SET_WATERMARK_SOFT,
                 "watermarks must be non-negative or DAT_WATERMARK_INFINITE");
         }
         Locks.lock(lock);

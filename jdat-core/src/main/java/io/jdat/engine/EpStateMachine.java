@@ -18,6 +18,7 @@ import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.spi.DatArg;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -48,7 +49,7 @@ final class EpStateMachine
         checkSetupArguments(timeoutMicros, privateData, qos);
         if ((connectFlags & ~ConnectFlags.MULTIPATH_FLAG) != 0)
         {
-            throw Errors.invalidParameter(Arg.EP_CONNECT_FLAGS,
+            throw Errors.invalidParameter(DatArg.EP_CONNECT_FLAGS,
                 "unknown connect flags 0x" + Integer.toHexString(connectFlags));
         }
         if (connectFlags == ConnectFlags.MULTIPATH_FLAG)
@@ -77,7 +78,7 @@ final class EpStateMachine
             }
             if (dup.connectedAddress == null)
             {
-                throw Errors.invalidParameter(Arg.EP_DUP_CONNECT_DUP_EP,
+                throw Errors.invalidParameter(DatArg.EP_DUP_CONNECT_DUP_EP,
                     "dup_ep_handle was connected passively: there is no service "
                     + "point to connect to again");
             }
@@ -93,21 +94,21 @@ final class EpStateMachine
 
     private void checkSetupArguments(final long timeoutMicros, final byte[] privateData, final int qos)
     {
-        Errors.checkTimeout(timeoutMicros, Arg.EP_CONNECT_TIMEOUT);
+        Errors.checkTimeout(timeoutMicros, DatArg.EP_CONNECT_TIMEOUT);
         if (timeoutMicros == 0)
         {
-            throw Errors.invalidParameter(Arg.EP_CONNECT_TIMEOUT, "the connect timeout must be positive");
+            throw Errors.invalidParameter(DatArg.EP_CONNECT_TIMEOUT, "the connect timeout must be positive");
         }
         final int max = ep.ia.port().maxPrivateDataSize();
         if (privateData != null && privateData.length > max)
         {
-            throw Errors.invalidParameter(Arg.EP_CONNECT_PRIVATE_DATA_SIZE,
+            throw Errors.invalidParameter(DatArg.EP_CONNECT_PRIVATE_DATA_SIZE,
                 privateData.length + " bytes of private data; this provider carries "
                 + max);
         }
         if ((qos & ~EpImpl.ALL_QOS) != 0)
         {
-            throw Errors.invalidParameter(Arg.EP_CONNECT_QOS, "unknown QoS bits 0x" + Integer.toHexString(qos));
+            throw Errors.invalidParameter(DatArg.EP_CONNECT_QOS, "unknown QoS bits 0x" + Integer.toHexString(qos));
         }
         if (qos != Qos.BEST_EFFORT)
         {
@@ -355,7 +356,7 @@ final class EpStateMachine
         ep.checkLive();
         if (flags != CloseFlags.ABRUPT_FLAG && flags != CloseFlags.GRACEFUL_FLAG)
         {
-            throw Errors.invalidParameter(Arg.EP_DISCONNECT_FLAGS,
+            throw Errors.invalidParameter(DatArg.EP_DISCONNECT_FLAGS,
                 "disconnect flags must be ABRUPT (0) or GRACEFUL (1)");
         }
         Connection abortIt = null;

@@ -18,6 +18,7 @@ import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
 import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.TransportPort;
+import io.jdat.spi.DatArg;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -386,7 +387,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         checkLive();
         if (event == null)
         {
-            throw Errors.invalidParameter(Arg.EVD_DEQUEUE_EVENT, "event is null");
+            throw Errors.invalidParameter(DatArg.EVD_DEQUEUE_EVENT, "event is null");
         }
         if (blockedWaiter())
         {
@@ -416,16 +417,16 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public DatStatus wait(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
     {
         checkLive();
-        Errors.checkTimeout(timeoutMicros, Arg.EVD_WAIT_TIMEOUT);
+        Errors.checkTimeout(timeoutMicros, DatArg.EVD_WAIT_TIMEOUT);
         if (threshold <= 0 || threshold > ring.capacity())
         {
-            throw Errors.invalidParameter(Arg.EVD_WAIT_THRESHOLD,
+            throw Errors.invalidParameter(DatArg.EVD_WAIT_THRESHOLD,
                 "threshold " + threshold + " is outside 1.." + ring.capacity()
                 + " (the EVD's queue length)");
         }
         if (event == null)
         {
-            throw Errors.invalidParameter(Arg.EVD_WAIT_EVENT, "event is null");
+            throw Errors.invalidParameter(DatArg.EVD_WAIT_EVENT, "event is null");
         }
         boolean popped = false;
         Locks.lock(lock);
@@ -645,11 +646,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         checkLive();
         if (event == null || event.eventNumber != EventNumber.SOFTWARE_EVENT.value())
         {
-            throw Errors.invalidParameter(Arg.EVD_POST_SE_EVENT, "the event must be a DAT_SOFTWARE_EVENT");
+            throw Errors.invalidParameter(DatArg.EVD_POST_SE_EVENT, "the event must be a DAT_SOFTWARE_EVENT");
         }
         if ((flags & EvdFlags.SOFTWARE_FLAG) == 0)
         {
-            throw Errors.invalidParameter(Arg.EVD_POST_SE_EVD, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
+            throw Errors.invalidParameter(DatArg.EVD_POST_SE_EVD, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
         }
         // no lock while the ring takes claims; a resize or a destroy in progress: under the lock
         final EventRing r = ring;
@@ -809,7 +810,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             checkLive();
             if (evdMinQlen <= 0 || evdMinQlen > ia.config.maxEvdQlen)
             {
-                throw Errors.invalidParameter(Arg.EVD_RESIZE_MIN_QLEN, "queue length " + evdMinQlen + " is outside 1.."
+                throw Errors.invalidParameter(DatArg.EVD_RESIZE_MIN_QLEN,
+                    "queue length " + evdMinQlen + " is outside 1.."
                     + ia.config.maxEvdQlen);
             }
             Locks.lock(lock);
@@ -846,7 +848,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     public void query(final long evdParamMask, final EvdParam param)
     {
         checkLive();
-        Errors.checkQuery(evdParamMask, EvdParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(evdParamMask, EvdParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;

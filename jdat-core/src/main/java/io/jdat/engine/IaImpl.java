@@ -34,6 +34,7 @@ import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -95,7 +96,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         {
             if (asyncEvdMinQlen <= 0)
             {
-                throw Errors.invalidParameter(Arg.IA_OPEN_ASYNC_EVD_MIN_QLEN, "async_evd_min_qlen must be positive");
+                throw Errors.invalidParameter(DatArg.IA_OPEN_ASYNC_EVD_MIN_QLEN, "async_evd_min_qlen must be positive");
             }
             if (asyncEvdMinQlen > config.maxEvdQlen)
             {
@@ -252,7 +253,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         if (closeFlags != CloseFlags.ABRUPT_FLAG && closeFlags != CloseFlags.GRACEFUL_FLAG)
         {
             checkLive();
-            throw Errors.invalidParameter(Arg.IA_CLOSE_FLAGS, "close flags must be ABRUPT (0) or GRACEFUL (1)");
+            throw Errors.invalidParameter(DatArg.IA_CLOSE_FLAGS, "close flags must be ABRUPT (0) or GRACEFUL (1)");
         }
         final List<Runnable> transportWork = new ArrayList<>();
         final ScheduledThreadPoolExecutor t;
@@ -364,11 +365,11 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         checkLive();
         if ((iaAttrMask & ~IaAttr.FIELD_ALL) != 0 || (iaAttr == null && iaAttrMask != 0))
         {
-            throw Errors.invalidParameter(Arg.IA_QUERY_IA_ATTR, "bad IA attribute mask or null IA attributes");
+            throw Errors.invalidParameter(DatArg.IA_QUERY_IA_ATTR, "bad IA attribute mask or null IA attributes");
         }
         if ((providerAttrMask & ~ProviderAttr.FIELD_ALL) != 0 || (providerAttr == null && providerAttrMask != 0))
         {
-            throw Errors.invalidParameter(Arg.IA_QUERY_PROVIDER_ATTR,
+            throw Errors.invalidParameter(DatArg.IA_QUERY_PROVIDER_ATTR,
                 "bad provider attribute mask or null provider attributes");
         }
         if (iaAttr != null)
@@ -482,12 +483,12 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             }
             if (memType != MemType.VIRTUAL && memType != MemType.LMR && memType != MemType.SHARED_VIRTUAL)
             {
-                throw Errors.invalidParameter(Arg.LMR_CREATE_MEM_TYPE, "unknown memory type " + memType);
+                throw Errors.invalidParameter(DatArg.LMR_CREATE_MEM_TYPE, "unknown memory type " + memType);
             }
             final PzImpl pz = cast(pzHandle, PzImpl.class, this, DatReturnSubtype.INVALID_HANDLE_PZ, false, "pz");
             if ((memPrivileges & ~(MemPriv.ALL_FLAG | MemPriv.RO_DISABLE_FLAG)) != 0)
             {
-                throw Errors.invalidParameter(Arg.LMR_CREATE_PRIVILEGES,
+                throw Errors.invalidParameter(DatArg.LMR_CREATE_PRIVILEGES,
                     String.format("unknown privilege bits 0x%x", memPrivileges));
             }
             final MemorySegment memory = switch (memType)
@@ -496,7 +497,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.OfLmr(final Lmr source)))
                     {
-                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                        throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION,
                             "DAT_MEM_TYPE_LMR needs RegionDescription.forLmr");
                     }
                     yield cast(source, LmrImpl.class, this, DatReturnSubtype.INVALID_HANDLE_LMR, false,
@@ -506,12 +507,12 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.Shared(final MemorySegment m, final byte[] cookie)))
                     {
-                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                        throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION,
                             "DAT_MEM_TYPE_SHARED_VIRTUAL needs RegionDescription.forSharedMemory");
                     }
                     if (cookie == null || cookie.length != Dat.LMR_COOKIE_SIZE)
                     {
-                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                        throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION,
                             "the shared memory id must be " + Dat.LMR_COOKIE_SIZE
                             + " bytes");
                     }
@@ -521,7 +522,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
                 {
                     if (!(region instanceof RegionDescription.Va(final MemorySegment m)))
                     {
-                        throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+                        throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION,
                             "DAT_MEM_TYPE_VIRTUAL needs RegionDescription.forVa");
                     }
                     yield virtualMemory(m, length);
@@ -554,7 +555,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
     {
         if (m == null)
         {
-            throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION, "the region's memory is null");
+            throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION, "the region's memory is null");
         }
         if (length == 0)
         {
@@ -563,7 +564,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         }
         if (length < 0 || length > m.byteSize())
         {
-            throw Errors.invalidParameter(Arg.LMR_CREATE_LENGTH,
+            throw Errors.invalidParameter(DatArg.LMR_CREATE_LENGTH,
                 "length " + length + " is outside the segment's " + m.byteSize()
                 + " bytes");
         }
@@ -574,7 +575,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         }
         if (!m.scope().isAlive())
         {
-            throw Errors.invalidParameter(Arg.LMR_CREATE_REGION_DESCRIPTION,
+            throw Errors.invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION,
                 "the region's memory was already released");
         }
         return m.asSlice(0, length);
@@ -617,14 +618,15 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         checkLive();
         if (n < 0 || n > 0 && (segments == null || n > segments.length))
         {
-            throw Errors.invalidParameter(Arg.LMR_SYNC_NUM_SEGMENTS, "num_segments " + n + " does not match the array");
+            throw Errors.invalidParameter(DatArg.LMR_SYNC_NUM_SEGMENTS,
+                "num_segments " + n + " does not match the array");
         }
         for (int i = 0; i < n; i++)
         {
             final LmrTriplet t = segments[i];
             if (t == null)
             {
-                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " is null");
+                throw Errors.invalidParameter(DatArg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " is null");
             }
             if (t.segmentLength == 0)
             {
@@ -633,13 +635,13 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             final MemoryRegion r = memory.lookup(t.lmrContext);
             if (r == null || r.window)
             {
-                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS,
+                throw Errors.invalidParameter(DatArg.LMR_SYNC_LOCAL_SEGMENTS,
                     String.format("segment %d: lmr_context 0x%08x names no LMR", i,
                     t.lmrContext));
             }
             if (r.offsetOf(t.virtualAddress, t.segmentLength) < 0)
             {
-                throw Errors.invalidParameter(Arg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " lies outside its LMR");
+                throw Errors.invalidParameter(DatArg.LMR_SYNC_LOCAL_SEGMENTS, "segment " + i + " lies outside its LMR");
             }
         }
     }
@@ -652,7 +654,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             checkLive();
             if (evdMinQlen <= 0)
             {
-                throw Errors.invalidParameter(Arg.EVD_CREATE_MIN_QLEN, "evd_min_qlen must be positive");
+                throw Errors.invalidParameter(DatArg.EVD_CREATE_MIN_QLEN, "evd_min_qlen must be positive");
             }
             if (evdMinQlen > config.maxEvdQlen)
             {
@@ -662,7 +664,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             final CnoImpl cno = cast(cnoHandle, CnoImpl.class, this, DatReturnSubtype.INVALID_HANDLE_CNO, true, "cno");
             if (evdFlags == 0 || (evdFlags & ~EvdFlags.ALL_FLAGS) != 0)
             {
-                throw Errors.invalidParameter(Arg.EVD_CREATE_FLAGS, String.format("bad EVD flags 0x%x", evdFlags));
+                throw Errors.invalidParameter(DatArg.EVD_CREATE_FLAGS, String.format("bad EVD flags 0x%x", evdFlags));
             }
             checkLimit(HandleType.EVD, config.maxEvds, DatReturnSubtype.RESOURCE_TEVD, "EVDs");
             final EvdImpl evd = new EvdImpl(this, evdMinQlen, cno, evdFlags, false);
@@ -683,7 +685,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             checkLive();
             if (agent != null && !agent.isValid())
             {
-                throw Errors.invalidParameter(Arg.CNO_AGENT, "an agent with instance data needs a function");
+                throw Errors.invalidParameter(DatArg.CNO_AGENT, "an agent with instance data needs a function");
             }
             final CnoImpl cno = new CnoImpl(this, agent);
             register(cno, config.maxCnos, DatReturnSubtype.RESOURCE_ERROR_HANDLER, "CNOs");

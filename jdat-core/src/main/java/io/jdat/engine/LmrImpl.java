@@ -6,6 +6,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrParam;
 import io.jdat.MemPriv;
 import io.jdat.RegionDescription;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 
 /** A local memory region: registered memory, known to the STag table by its context. */
@@ -63,7 +64,7 @@ final class LmrImpl extends EngineObject implements Lmr
     public void query(final long lmrParamMask, final LmrParam param)
     {
         checkLive();
-        Errors.checkQuery(lmrParamMask, LmrParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(lmrParamMask, LmrParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;

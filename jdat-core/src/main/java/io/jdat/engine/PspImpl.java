@@ -10,6 +10,7 @@ import io.jdat.PublicServicePoint;
 import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
+import io.jdat.spi.DatArg;
 
 /**
  * A public service point: a listener whose requests become CRs on its EVD. The EVD's queue is
@@ -39,7 +40,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
             final EvdImpl evd = crEvd(ia, evdHandle);
             if (pspFlags != PspFlags.CONSUMER_FLAG && pspFlags != PspFlags.PROVIDER_FLAG)
             {
-                throw Errors.invalidParameter(Arg.PSP_CREATE_FLAGS, "psp_flags must be CONSUMER or PROVIDER");
+                throw Errors.invalidParameter(DatArg.PSP_CREATE_FLAGS, "psp_flags must be CONSUMER or PROVIDER");
             }
             ia.checkLimit(HandleType.PSP, ia.config.maxPsps, DatReturnSubtype.NO_SUBTYPE, "PSPs");
             psp = new PspImpl(ia, evd, pspFlags);
@@ -170,7 +171,7 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
     public void query(final long pspParamMask, final PspParam param)
     {
         checkLive();
-        Errors.checkQuery(pspParamMask, PspParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(pspParamMask, PspParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

@@ -5,6 +5,7 @@ import io.jdat.HandleType;
 import io.jdat.PzParam;
 import io.jdat.ProtectionZone;
 import io.jdat.Rmr;
+import io.jdat.spi.DatArg;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A protection zone: which memory which endpoints may touch. */
@@ -54,7 +55,7 @@ final class PzImpl extends EngineObject implements ProtectionZone
     public void query(final long pzParamMask, final PzParam param)
     {
         checkLive();
-        Errors.checkQuery(pzParamMask, PzParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(pzParamMask, PzParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

@@ -7,6 +7,7 @@ import io.jdat.DtoStatus;
 import io.jdat.EpAttr;
 import io.jdat.EpState;
 import io.jdat.LmrTriplet;
+import io.jdat.spi.DatArg;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -97,12 +98,12 @@ final class RecvQueue
         }
         if ((flags & ~CompletionFlags.UNSIGNALLED_FLAG) != 0)
         {
-            throw Errors.invalidParameter(Arg.POST_RECV_COMPLETION_FLAGS,
+            throw Errors.invalidParameter(DatArg.POST_RECV_COMPLETION_FLAGS,
                 "a receive takes only DAT_COMPLETION_UNSIGNALLED_FLAG");
         }
         if (flags != 0 && ep.attr.recvCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(Arg.POST_RECV_COMPLETION_FLAGS,
+            throw Errors.invalidParameter(DatArg.POST_RECV_COMPLETION_FLAGS,
                 "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's recv_completion_flags "
                 + "to be UNSIGNALLED");
         }

@@ -10,6 +10,7 @@ import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateInfo;
+import io.jdat.spi.DatArg;
 
 /**
  * An endpoint's request queue (its send queue): the Sends, RDMA Writes, RDMA Reads and RMR
@@ -73,7 +74,7 @@ final class RequestQueue
         }
         if (op != WorkRequest.SEND && remote == null)
         {
-            throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV, "remote_buffer is null");
+            throw Errors.invalidParameter(DatArg.POST_RDMA_REMOTE_IOV, "remote_buffer is null");
         }
         Channel flush = null;
         Locks.lock(ep.lock);
@@ -153,7 +154,7 @@ final class RequestQueue
             {
                 if (local > ep.attr.maxMessageSize)
                 {
-                    throw Errors.invalidParameter(Arg.POST_LOCAL_IOV, local + " bytes exceed max_message_size "
+                    throw Errors.invalidParameter(DatArg.POST_LOCAL_IOV, local + " bytes exceed max_message_size "
                         + ep.attr.maxMessageSize);
                 }
             }
@@ -165,7 +166,7 @@ final class RequestQueue
                 }
                 if (local > ep.attr.maxRdmaSize)
                 {
-                    throw Errors.invalidParameter(Arg.POST_LOCAL_IOV,
+                    throw Errors.invalidParameter(DatArg.POST_LOCAL_IOV,
                         local + " bytes exceed max_rdma_size " + ep.attr.maxRdmaSize);
                 }
             }
@@ -173,7 +174,7 @@ final class RequestQueue
             {
                 if (remote.segmentLength < 0)
                 {
-                    throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV, "negative remote length");
+                    throw Errors.invalidParameter(DatArg.POST_RDMA_REMOTE_IOV, "negative remote length");
                 }
                 if (remote.segmentLength > local)
                 {
@@ -182,7 +183,7 @@ final class RequestQueue
                 }
                 if (remote.segmentLength > ep.attr.maxRdmaSize)
                 {
-                    throw Errors.invalidParameter(Arg.POST_RDMA_REMOTE_IOV,
+                    throw Errors.invalidParameter(DatArg.POST_RDMA_REMOTE_IOV,
                         remote.segmentLength + " bytes exceed max_rdma_size "
                         + ep.attr.maxRdmaSize);
                 }

@@ -8,6 +8,7 @@ import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.Rmr;
 import io.jdat.RmrParam;
+import io.jdat.spi.DatArg;
 
 /**
  * A memory window. Its STag table index is reserved at creation; every bind takes the next key
@@ -44,22 +45,22 @@ final class RmrImpl extends EngineObject implements Rmr
         final EpImpl ep = cast(epHandle, EpImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_EP, false, "ep_handle");
         if (triplet == null)
         {
-            throw Errors.invalidParameter(Arg.RMR_BIND_LMR_TRIPLET, "lmr_triplet is null");
+            throw Errors.invalidParameter(DatArg.RMR_BIND_LMR_TRIPLET, "lmr_triplet is null");
         }
         if ((memPrivileges & ~MemPriv.ALL_FLAG) != 0)
         {
-            throw Errors.invalidParameter(Arg.RMR_BIND_MEM_PRIVILEGES,
+            throw Errors.invalidParameter(DatArg.RMR_BIND_MEM_PRIVILEGES,
                 String.format("unknown privilege bits 0x%x", memPrivileges));
         }
         if ((completionFlags & ~BIND_FLAGS) != 0)
         {
-            throw Errors.invalidParameter(Arg.RMR_BIND_COMPLETION_FLAGS,
+            throw Errors.invalidParameter(DatArg.RMR_BIND_COMPLETION_FLAGS,
                 "unknown completion flags 0x" + Integer.toHexString(completionFlags));
         }
         if ((completionFlags & CompletionFlags.UNSIGNALLED_FLAG) != 0
             && ep.attr.requestCompletionFlags != CompletionFlags.UNSIGNALLED_FLAG)
         {
-            throw Errors.invalidParameter(Arg.RMR_BIND_COMPLETION_FLAGS,
+            throw Errors.invalidParameter(DatArg.RMR_BIND_COMPLETION_FLAGS,
                 "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's "
                 + "request_completion_flags to be UNSIGNALLED");
         }
@@ -74,7 +75,7 @@ final class RmrImpl extends EngineObject implements Rmr
                 final MemoryRegion lr = ia.memory.lookup(triplet.lmrContext);
                 if (lr == null || lr.window)
                 {
-                    throw Errors.invalidParameter(Arg.RMR_BIND_LMR_TRIPLET,
+                    throw Errors.invalidParameter(DatArg.RMR_BIND_LMR_TRIPLET,
                         String.format("lmr_context 0x%08x names no LMR of this IA",
                         triplet.lmrContext));
                 }
@@ -92,7 +93,7 @@ final class RmrImpl extends EngineObject implements Rmr
                 final long off = lr.offsetOf(triplet.virtualAddress, triplet.segmentLength);
                 if (off < 0)
                 {
-                    throw Errors.invalidParameter(Arg.RMR_BIND_LMR_TRIPLET, "the triplet lies outside its LMR");
+                    throw Errors.invalidParameter(DatArg.RMR_BIND_LMR_TRIPLET, "the triplet lies outside its LMR");
                 }
                 context = ia.memory.rekey(reservedStag);
                 lmr = lr.lmr;
@@ -173,7 +174,7 @@ final class RmrImpl extends EngineObject implements Rmr
     public void query(final long rmrParamMask, final RmrParam param)
     {
         checkLive();
-        Errors.checkQuery(rmrParamMask, RmrParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(rmrParamMask, RmrParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;

@@ -9,6 +9,7 @@ import io.jdat.RspParam;
 import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
+import io.jdat.spi.DatArg;
 
 /**
  * A reserved service point: a one-shot listener bound to one endpoint. After its one request it
@@ -190,7 +191,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
     public void query(final long rspParamMask, final RspParam param)
     {
         checkLive();
-        Errors.checkQuery(rspParamMask, RspParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(rspParamMask, RspParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param != null)
         {
             param.iaHandle = ia;

@@ -10,6 +10,7 @@ import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
 import io.jdat.SrqParam;
 import io.jdat.SrqState;
+import io.jdat.spi.DatArg;
 import java.util.ArrayDeque;
 
 /**
@@ -49,22 +50,23 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             final PzImpl pz = cast(pzHandle, PzImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_PZ, false, "pz");
             if (attr == null)
             {
-                throw Errors.invalidParameter(Arg.SRQ_CREATE_ATTR, "srq_attr is null");
+                throw Errors.invalidParameter(DatArg.SRQ_CREATE_ATTR, "srq_attr is null");
             }
             if (attr.maxRecvDtos <= 0 || attr.maxRecvDtos > ia.config.maxRecvPerSrq)
             {
-                throw Errors.invalidParameter(Arg.SRQ_CREATE_ATTR,
+                throw Errors.invalidParameter(DatArg.SRQ_CREATE_ATTR,
                     "max_recv_dtos " + attr.maxRecvDtos + " is outside 1.."
                     + ia.config.maxRecvPerSrq);
             }
             if (attr.maxRecvIov <= 0 || attr.maxRecvIov > ia.config.maxIov)
             {
-                throw Errors.invalidParameter(Arg.SRQ_CREATE_ATTR, "max_recv_iov " + attr.maxRecvIov + " is outside 1.."
+                throw Errors.invalidParameter(DatArg.SRQ_CREATE_ATTR,
+                    "max_recv_iov " + attr.maxRecvIov + " is outside 1.."
                     + ia.config.maxIov);
             }
             if (attr.lowWatermark != io.jdat.Dat.SRQ_LW_DEFAULT)
             {
-                throw Errors.invalidParameter(Arg.SRQ_CREATE_ATTR,
+                throw Errors.invalidParameter(DatArg.SRQ_CREATE_ATTR,
                     "low_watermark must be DAT_SRQ_LW_DEFAULT at creation");
             }
             ia.checkLimit(HandleType.SRQ, ia.config.maxSrqs, DatReturnSubtype.RESOURCE_SRQ, "SRQs");
@@ -171,7 +173,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
     public void query(final long srqParamMask, final SrqParam param)
     {
         checkLive();
-        Errors.checkQuery(srqParamMask, SrqParam.FIELD_ALL, param, Arg.QUERY_PARAM);
+        Errors.checkQuery(srqParamMask, SrqParam.FIELD_ALL, param, DatArg.QUERY_PARAM);
         if (param == null)
         {
             return;
@@ -195,7 +197,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         checkLive();
         if (srqMaxRecvDto <= 0 || srqMaxRecvDto > ia.config.maxRecvPerSrq)
         {
-            throw Errors.invalidParameter(Arg.SRQ_RESIZE_MAX_RECV_DTO,
+            throw Errors.invalidParameter(DatArg.SRQ_RESIZE_MAX_RECV_DTO,
                 "max_recv_dtos " + srqMaxRecvDto + " is outside 1.."
                 + ia.config.maxRecvPerSrq);
         }
@@ -231,7 +233,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         {
             if (lowWatermarkValue < 0 || lowWatermarkValue > capacity)
             {
-                throw Errors.invalidParameter(Arg.SRQ_SET_LW_LOW_WATERMARK,
+                throw Errors.invalidParameter(DatArg.SRQ_SET_LW_LOW_WATERMARK,
                     "low watermark " + lowWatermarkValue + " is outside 0.." + capacity);
             }
             lowWatermark = lowWatermarkValue;
