@@ -8,6 +8,7 @@ import io.jdat.DatReturnType;
 import io.jdat.Endpoint;
 import io.jdat.HandleType;
 import io.jdat.IaAddress;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 
@@ -37,7 +38,7 @@ final class VerbsCr extends VerbsObject implements ConnectionRequest
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_cr_query: no CrParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_cr_query: no CrParam");
         }
         param.remoteIaAddress = remoteAddress == null ? null : IaAddress.of(remoteAddress);
         param.remotePortQual = remotePort;

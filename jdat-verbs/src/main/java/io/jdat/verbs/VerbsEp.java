@@ -16,6 +16,7 @@ import io.jdat.IaAddress;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.RmrTriplet;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -175,7 +176,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
     {
         if (r == null)
         {
-            throw invalidParameter(5, "no remote buffer (RmrTriplet)");
+            throw invalidParameter(DatArg.POST_RDMA_REMOTE_IOV, "no remote buffer (RmrTriplet)");
         }
         return r;
     }
@@ -190,7 +191,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         }
         if (n < 0 || n > sendIov || (n > 0 && (iov == null || iov.length < n)))
         {
-            throw invalidParameter(2, n + " segments (this endpoint takes 0.." + sendIov + ")");
+            throw invalidParameter(DatArg.POST_NUM_SEGMENTS, n + " segments (this endpoint takes 0.." + sendIov + ")");
         }
         final long posted = sendPosted;
         if (posted - sendCompleted.get() >= sendDepth)
@@ -265,7 +266,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         checkValid();
         if (n < 0 || n > recvIov || (n > 0 && (iov == null || iov.length < n)))
         {
-            throw invalidParameter(2, n + " segments (this endpoint takes 0.." + recvIov + ")");
+            throw invalidParameter(DatArg.POST_NUM_SEGMENTS, n + " segments (this endpoint takes 0.." + recvIov + ")");
         }
         final long posted = recvPosted;
         if (posted - recvCompleted.get() >= recvDepth)
@@ -342,7 +343,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
             final LmrTriplet t = iov[i];
             if (t == null || t.segmentLength < 0 || t.segmentLength > Integer.MAX_VALUE)
             {
-                throw invalidParameter(3, "segment " + i + ": " + t);
+                throw invalidParameter(DatArg.POST_LOCAL_IOV, "segment " + i + ": " + t);
             }
             final long off = i * Ibv.SGE_SIZE;
             sges.set(Native.LONG, off + Ibv.SGE_ADDR, t.virtualAddress);
@@ -368,11 +369,12 @@ final class VerbsEp extends VerbsObject implements Endpoint
         }
         if (remoteConnQual < 0 || remoteConnQual > 0xFFFF)
         {
-            throw invalidParameter(3, "dat_ep_connect: connection qualifier " + remoteConnQual + " is not a port");
+            throw invalidParameter(DatArg.EP_CONNECT_REMOTE_CONN_QUAL,
+                "dat_ep_connect: connection qualifier " + remoteConnQual + " is not a port");
         }
         if (timeoutMicros <= 0)
         {
-            throw invalidParameter(4, "dat_ep_connect: timeout " + timeoutMicros);
+            throw invalidParameter(DatArg.EP_CONNECT_TIMEOUT, "dat_ep_connect: timeout " + timeoutMicros);
         }
         setPrivateData(privateData, 5);
         final MemorySegment id;
@@ -694,7 +696,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_ep_query: no EpParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_ep_query: no EpParam");
         }
         synchronized (this)
         {

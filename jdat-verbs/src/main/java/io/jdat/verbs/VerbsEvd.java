@@ -15,6 +15,7 @@ import io.jdat.EvdFlags;
 import io.jdat.EvdParam;
 import io.jdat.EvdState;
 import io.jdat.HandleType;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -191,7 +192,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_evd_query: no EvdParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_evd_query: no EvdParam");
         }
         param.iaHandle = ia;
         param.evdQlen = qlen;
@@ -347,15 +348,16 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         checkValid();
         if (timeoutMicros < 0 || (timeoutMicros > Dat.TIMEOUT_INFINITE))
         {
-            throw invalidParameter(2, "dat_evd_wait: timeout " + timeoutMicros);
+            throw invalidParameter(DatArg.EVD_WAIT_TIMEOUT, "dat_evd_wait: timeout " + timeoutMicros);
         }
         if (threshold < 1 || threshold > qlen)
         {
-            throw invalidParameter(3, "dat_evd_wait: threshold " + threshold + " outside 1.." + qlen);
+            throw invalidParameter(DatArg.EVD_WAIT_THRESHOLD,
+                "dat_evd_wait: threshold " + threshold + " outside 1.." + qlen);
         }
         if (event == null)
         {
-            throw invalidParameter(4, "dat_evd_wait: no DatEvent");
+            throw invalidParameter(DatArg.EVD_WAIT_EVENT, "dat_evd_wait: no DatEvent");
         }
         synchronized (this)
         {
@@ -481,7 +483,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         checkValid();
         if (event == null || event.eventNumber != EventNumber.SOFTWARE_EVENT.value())
         {
-            throw invalidParameter(2, "dat_evd_post_se: not a SOFTWARE_EVENT");
+            throw invalidParameter(DatArg.EVD_POST_SE_EVENT, "dat_evd_post_se: not a SOFTWARE_EVENT");
         }
         synchronized (this)
         {

@@ -27,6 +27,7 @@ import io.jdat.RegionDescription;
 import io.jdat.ReservedServicePoint;
 import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
+import io.jdat.spi.DatArg;
 import io.jdat.spi.IaOpenRequest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -272,7 +273,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         checkOpen();
         if (iaAttrMask != 0 && a == null)
         {
-            throw invalidParameter(3, "dat_ia_query: no IaAttr for mask 0x" + Long.toHexString(iaAttrMask));
+            throw invalidParameter(DatArg.IA_QUERY_IA_ATTR_MASK,
+                "dat_ia_query: no IaAttr for mask 0x" + Long.toHexString(iaAttrMask));
         }
         if (a != null)
         {
@@ -329,21 +331,23 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
         if (!(region instanceof RegionDescription.Va va) || va.memory() == null)
         {
-            throw invalidParameter(3, "dat_lmr_create: no virtual memory region");
+            throw invalidParameter(DatArg.LMR_CREATE_REGION_DESCRIPTION, "dat_lmr_create: no virtual memory region");
         }
         final VerbsPz p = pz(pz, 5);
         if (length <= 0 || length > va.memory().byteSize())
         {
-            throw invalidParameter(4, "dat_lmr_create: length " + length + " for a region of "
+            throw invalidParameter(DatArg.LMR_CREATE_LENGTH, "dat_lmr_create: length " + length + " for a region of "
                 + va.memory().byteSize() + " bytes");
         }
         if ((memPrivileges & ~(MemPriv.ALL_FLAG | MemPriv.RO_DISABLE_FLAG)) != 0)
         {
-            throw invalidParameter(6, "dat_lmr_create: unknown privileges 0x" + Integer.toHexString(memPrivileges));
+            throw invalidParameter(DatArg.LMR_CREATE_PRIVILEGES,
+                "dat_lmr_create: unknown privileges 0x" + Integer.toHexString(memPrivileges));
         }
         if ((memPrivileges & MemPriv.REMOTE_WRITE_FLAG) != 0 && (memPrivileges & MemPriv.LOCAL_WRITE_FLAG) == 0)
         {
-            throw invalidParameter(6, "dat_lmr_create: verbs grants remote write only with local write; ask for "
+            throw invalidParameter(DatArg.LMR_CREATE_PRIVILEGES,
+                "dat_lmr_create: verbs grants remote write only with local write; ask for "
                 + "DAT_MEM_PRIV_LOCAL_WRITE_FLAG too");
         }
         int access = 0;
@@ -392,7 +396,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     {
         if (segments == null || n < 0 || n > segments.length)
         {
-            throw invalidParameter(2, "lmr sync: " + n + " segments");
+            throw invalidParameter(DatArg.LMR_SYNC_LOCAL_SEGMENTS, "lmr sync: " + n + " segments");
         }
     }
 
@@ -402,11 +406,12 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         checkOpen();
         if (evdMinQlen <= 0 || evdMinQlen > maxCqe)
         {
-            throw invalidParameter(2, "dat_evd_create: queue length " + evdMinQlen + " (device max " + maxCqe + ")");
+            throw invalidParameter(DatArg.EVD_CREATE_MIN_QLEN,
+                "dat_evd_create: queue length " + evdMinQlen + " (device max " + maxCqe + ")");
         }
         if (evdFlags == 0 || (evdFlags & ~EvdFlags.ALL_FLAGS) != 0)
         {
-            throw invalidParameter(4, "dat_evd_create: flags 0x" + Integer.toHexString(evdFlags));
+            throw invalidParameter(DatArg.EVD_CREATE_FLAGS, "dat_evd_create: flags 0x" + Integer.toHexString(evdFlags));
         }
         if (cno != null)
         {
@@ -436,12 +441,14 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         if (attr.maxRecvDtos < 1 || attr.maxRequestDtos < 1 || attr.maxRecvDtos > maxQpWr
             || attr.maxRequestDtos > maxQpWr)
         {
-            throw invalidParameter(6, "dat_ep_create: queue depths " + attr.maxRecvDtos + "/" + attr.maxRequestDtos
+            throw invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
+                "dat_ep_create: queue depths " + attr.maxRecvDtos + "/" + attr.maxRequestDtos
                 + " (device: 1.." + maxQpWr + ")");
         }
         if (attr.maxRecvIov < 0 || attr.maxRequestIov < 0 || attr.maxRecvIov > maxSge || attr.maxRequestIov > maxSge)
         {
-            throw invalidParameter(6, "dat_ep_create: segments " + attr.maxRecvIov + "/" + attr.maxRequestIov
+            throw invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
+                "dat_ep_create: segments " + attr.maxRecvIov + "/" + attr.maxRequestIov
                 + " (device: 0.." + maxSge + ")");
         }
         final VerbsEp ep;
@@ -485,7 +492,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         checkOpen();
         if (connQual <= 0 || connQual > 0xFFFF)
         {
-            throw invalidParameter(2, "dat_psp_create: connection qualifier " + connQual + " is not a port 1..65535");
+            throw invalidParameter(DatArg.PSP_CREATE_CONN_QUAL,
+                "dat_psp_create: connection qualifier " + connQual + " is not a port 1..65535");
         }
         return psp(connQual, evd, pspFlags);
     }
@@ -506,7 +514,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
         if (pspFlags != PspFlags.CONSUMER_FLAG)
         {
-            throw invalidParameter(4, "dat_psp_create: flags " + pspFlags);
+            throw invalidParameter(DatArg.PSP_CREATE_FLAGS, "dat_psp_create: flags " + pspFlags);
         }
         return remember(new VerbsPsp(this, connQual, e, pspFlags));
     }
@@ -530,7 +538,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     {
         if (closeFlags != CloseFlags.ABRUPT_FLAG && closeFlags != CloseFlags.GRACEFUL_FLAG)
         {
-            throw invalidParameter(2, "dat_ia_close: flags " + closeFlags);
+            throw invalidParameter(DatArg.IA_CLOSE_FLAGS, "dat_ia_close: flags " + closeFlags);
         }
         final List<VerbsObject> left;
         synchronized (this)

@@ -4,6 +4,7 @@ import io.jdat.HandleType;
 import io.jdat.Lmr;
 import io.jdat.LmrParam;
 import io.jdat.RegionDescription;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -64,7 +65,7 @@ final class VerbsLmr extends VerbsObject implements Lmr
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_lmr_query: no LmrParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_lmr_query: no LmrParam");
         }
         param.iaHandle = ia;
         param.memType = io.jdat.MemType.VIRTUAL;

@@ -71,6 +71,7 @@ abstract class VerbsObject implements DatHandle
         return new DatException(DatReturnType.NOT_IMPLEMENTED, function + " is not implemented by the verbs provider");
     }
 
+    /** {@code DAT_INVALID_PARAMETER} for argument {@code arg} ({@link io.jdat.spi.DatArg}). */
     static DatException invalidParameter(final int arg, final String message)
     {
         return new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.invalidArg(arg), message);

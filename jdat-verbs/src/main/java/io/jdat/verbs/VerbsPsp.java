@@ -4,6 +4,7 @@ import io.jdat.HandleType;
 import io.jdat.PspFlags;
 import io.jdat.PspParam;
 import io.jdat.PublicServicePoint;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -73,7 +74,7 @@ final class VerbsPsp extends VerbsObject implements PublicServicePoint
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_psp_query: no PspParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_psp_query: no PspParam");
         }
         param.iaHandle = ia;
         param.connQual = connQual;

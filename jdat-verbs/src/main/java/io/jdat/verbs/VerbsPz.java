@@ -6,6 +6,7 @@ import io.jdat.HandleType;
 import io.jdat.ProtectionZone;
 import io.jdat.PzParam;
 import io.jdat.Rmr;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -53,7 +54,7 @@ final class VerbsPz extends VerbsObject implements ProtectionZone
         checkValid();
         if (param == null)
         {
-            throw invalidParameter(3, "dat_pz_query: no PzParam");
+            throw invalidParameter(DatArg.QUERY_PARAM, "dat_pz_query: no PzParam");
         }
         param.iaHandle = ia;
     }

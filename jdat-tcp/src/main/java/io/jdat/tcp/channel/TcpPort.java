@@ -13,6 +13,7 @@ import io.jdat.engine.channel.Listener;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
 import io.jdat.engine.channel.TransportPort;
+import io.jdat.spi.DatArg;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduWrite;
 import java.io.IOException;
@@ -664,7 +665,8 @@ final class TcpPort implements TransportPort
         checkOpen();
         if (connQual < 1 || connQual > 65535)
         {
-            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.invalidArg(2),
+            throw new DatException(DatReturnType.INVALID_PARAMETER,
+                DatReturnSubtype.invalidArg(DatArg.PSP_CREATE_CONN_QUAL),
                 "a tcp connection qualifier is a TCP port, 1..65535, not " + connQual);
         }
         return started(TcpListener.bind(this, (int) connQual, handler));
