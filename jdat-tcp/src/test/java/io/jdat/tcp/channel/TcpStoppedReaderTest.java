@@ -126,9 +126,10 @@ class TcpStoppedReaderTest
                 final DatEvent end = next(ep.conn());
                 assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
                 // the bound counts from the last bytes the kernel took, which may follow the last
-                // message it took whole
+                // message it took whole; this thread may dequeue that message's completion late
+                // (under load, by a second), so only half the bound is a safe lower limit
                 final long ms = TimeUnit.NANOSECONDS.toMillis(flushedFirst - lastOkAt);
-                assertTrue(ms >= LIVENESS_MS - 100 && ms < LIVENESS_MS + 3000, "broken " + ms + " ms after the "
+                assertTrue(ms >= LIVENESS_MS / 2 && ms < LIVENESS_MS + 3000, "broken " + ms + " ms after the "
                     + "last completion");
                 assertEquals(DatStatus.QUEUE_EMPTY, ep.req().dequeue(new DatEvent()), "a completion too many");
                 final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
