@@ -1,78 +1,37 @@
 package io.jdat.tcp.channel;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import io.jdat.CloseFlags;
-import io.jdat.Dat;
-import io.jdat.DatCount;
-import io.jdat.DatEvent;
-import io.jdat.DatOut;
-import io.jdat.DatStatus;
-import io.jdat.Endpoint;
-import io.jdat.EpAttr;
-import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAddress;
 import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
-import io.jdat.Lmr;
-import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.ProviderInfo;
-import io.jdat.RegionDescription;
 import io.jdat.engine.SoftwareProvider;
+import io.jdat.testkit.ProviderNode;
 import io.jdat.testkit.Transaction;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Test plumbing: a tcp IA name registered for one test with its own instance data, opened, with a
- * PZ, an arena for registered memory and endpoint helpers. Closing closes the IA abruptly and
- * removes the name again.
+ * PZ, an arena for registered memory and endpoint helpers ({@link ProviderNode}). Closing closes
+ * the IA abruptly and removes the name again.
  */
-final class TcpNode implements AutoCloseable
+final class TcpNode extends ProviderNode
 {
-    static final long SECOND = 1_000_000L;
     /** The two-process transaction of this provider's tests (Sends of 1000 + 9000 i bytes). */
     static final Transaction TRANSACTION = new Transaction(9000);
-    private static final AtomicInteger NAMES = new AtomicInteger();
 
-    final String name;
-    final ProviderInfo info;
-    final TcpLibrary library;
-    final InterfaceAdapter ia;
-    final EventDispatcher asyncEvd;
-    final ProtectionZone pz;
-    final IaAddress address;
-    final Arena arena = Arena.ofShared();
-    private boolean closed;
+    private final TcpLibrary library;
 
-    private TcpNode(final String instanceData)
+    private TcpNode(final TcpLibrary library, final String instanceData)
     {
-        name = "tcp-t" + ProcessHandle.current().pid() + "-" + NAMES.incrementAndGet();
-        info = ProviderInfo.of(name, Dat.THREADSAFE);
-        library = new TcpLibrary();
-        library.providerInit(info, instanceData);
-        final DatOut<EventDispatcher> async = new DatOut<>();
-        ia = Dat.iaOpen(name, 64, async);
-        asyncEvd = async.value;
-        pz = ia.pzCreate();
-        address = query().iaAddress;
+        super("tcp", library, instanceData);
+        this.library = library;
     }
 
     /** Registers and opens a tcp IA with this instance data (for example {@code "crc=true mss=1448"}). */
     static TcpNode open(final String instanceData)
     {
-        return new TcpNode(instanceData);
+        return new TcpNode(new TcpLibrary(), instanceData);
     }
 
     static TcpNode open()
     {
-        return new TcpNode("");
+        return open("");
     }
 
     IaAttr query()
@@ -85,87 +44,5 @@ final class TcpNode implements AutoCloseable
     SoftwareProvider provider()
     {
         return library.provider(info);
-    }
-
-    MemorySegment memory(final long size)
-    {
-        return arena.allocate(size, 4096);
-    }
-
-    Lmr lmr(final MemorySegment m, final int privileges)
-    {
-        return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, privileges);
-    }
-
-    Lmr lmr(final long size)
-    {
-        return lmr(memory(size), MemPriv.ALL_FLAG);
-    }
-
-    EventDispatcher evd(final int qlen, final int flags)
-    {
-        return ia.evdCreate(qlen, null, flags);
-    }
-
-    /** An endpoint with its own receive, request and connection EVDs. */
-    Ep ep(final EpAttr attr)
-    {
-        final EventDispatcher recv = evd(1024, EvdFlags.DTO_FLAG);
-        final EventDispatcher req = evd(1024, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
-        final EventDispatcher conn = evd(16, EvdFlags.CONNECTION_FLAG);
-        return new Ep(ia.epCreate(pz, recv, req, conn, attr), recv, req, conn);
-    }
-
-    record Ep(Endpoint ep, EventDispatcher recv, EventDispatcher req, EventDispatcher conn)
-    {
-        /** This endpoint as the shared {@link Transaction} takes it. */
-        Transaction.Side side()
-        {
-            return new Transaction.Side(ep, recv, req, conn);
-        }
-    }
-
-    /** The next event of an EVD, waiting up to 5 s. */
-    static DatEvent next(final EventDispatcher evd)
-    {
-        final DatEvent ev = new DatEvent();
-        final DatStatus s = evd.wait(5 * SECOND, 1, ev, new DatCount());
-        assertEquals(DatStatus.SUCCESS, s, "no event within 5 s");
-        return ev;
-    }
-
-    /** The next event, which must be {@code expected}. */
-    static DatEvent next(final EventDispatcher evd, final EventNumber expected)
-    {
-        final DatEvent ev = next(evd);
-        assertTrue(ev.is(expected), "expected " + expected + ", got " + ev);
-        return ev;
-    }
-
-    /** Whether the EVD stays empty for {@code millis}. */
-    static boolean quiet(final EventDispatcher evd, final long millis)
-    {
-        return evd.wait(millis * 1000, 1, new DatEvent(), new DatCount()) == DatStatus.TIMEOUT_EXPIRED;
-    }
-
-    @Override
-    public void close()
-    {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        try
-        {
-            ia.close(CloseFlags.ABRUPT_FLAG);
-        }
-        catch (final RuntimeException e)
-        {
-            arena.close();
-            throw e;
-        }
-        library.providerFini(info);
-        arena.close();
     }
 }
