@@ -18,13 +18,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DapltestClientOptionsTest
 {
     @ParameterizedTest
-    @ValueSource(strings = {"test client transaction --dapltest", "test client -P tcp transaction --dapltest --rsp",
+    @ValueSource(strings = {"test client -P tcp transaction --dapltest --rsp",
         "test client -P tcp -s 127.0.0.1 transaction --dapltest --cno"})
     void badOptionsAreOneLineAndExitTwo(final String line)
     {
         final Run r = Run.jdat(line.split(" "));
         assertEquals(Jdat.EXIT_USAGE, r.code(), r.all());
-        assertTrue(r.oneErrorLine() && r.err().contains("--dapltest needs --server"), r.all());
+        assertTrue(r.oneErrorLine() && r.err().contains("--dapltest takes neither --rsp nor --cno yet"), r.all());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"loopback", "shm"})
+    void withoutServerAServerInThisProcessServesDapltestsWire(final String provider)
+    {
+        final Run r = Run.jdat("test", "client", "-P", provider, "transaction", "--dapltest", "-V", "-t", "2", "-w",
+            "2", "-i", "5", "client", "SR", "256", "server", "RW", "4096", "client", "RR", "4096");
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains("jdat test server: session 1: dapltest transaction passed"), r.all());
+        assertTrue(r.out().contains("all checks passed"), r.all());
     }
 
     @Test

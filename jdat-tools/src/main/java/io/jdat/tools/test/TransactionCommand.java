@@ -67,8 +67,8 @@ public final class TransactionCommand implements Callable<Integer>
     @Option(names = {"-r", "--rsp"}, description = "connect through one RSP per endpoint instead of a PSP")
     private boolean rsp;
 
-    @Option(names = "--dapltest", description = "speak OFED dapltest's wire: --server is a real 'dapltest -T S' "
-        + "(port default 62000); only the client, and only PSPs, so far")
+    @Option(names = "--dapltest", description = "speak OFED dapltest's wire: --server may be a real 'dapltest -T S' "
+        + "(port default 62000); without --server, a jdat test server in this process serves it; PSPs only, so far")
     private boolean dapltest;
 
     @Option(names = "--test-ports", paramLabel = "PORT",
@@ -133,20 +133,92 @@ public final class TransactionCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(cl, "--settle must be 0 to 60000 ms");
         }
-        if (client.serverOption() == null || rsp || cno)
+        if (rsp || cno)
         {
-            throw new CommandLine.ParameterException(cl, "--dapltest needs --server ADDRESS[:PORT], and takes neither "
-                + "--rsp nor --cno yet");
+            throw new CommandLine.ParameterException(cl, "--dapltest takes neither --rsp nor --cno yet");
         }
-        final HostPort server;
+        final HostPort named;
         try
         {
-            server = HostPort.parse(client.serverOption(), "localhost", DapltestWire.SERVER_PORT);
+            named = client.serverOption() == null ? null
+                : HostPort.parse(client.serverOption(), "localhost", DapltestWire.SERVER_PORT);
         }
         catch (final IllegalArgumentException e)
         {
             throw new CommandLine.ParameterException(cl, "--server: " + Jdat.describe(e));
         }
+        // without --server, a jdat test server in this process, on dapltest's wire as well
+        final java.io.StringWriter serverLog = new java.io.StringWriter();
+        final TestServer local = named != null ? null : new TestServer(client.iaName(), -1, new PrintWriter(
+            new java.io.Writer()
+            {
+                @Override
+                public void write(final char[] b, final int off, final int len)
+                {
+                    synchronized (serverLog)
+                    {
+                        serverLog.write(b, off, len);
+                    }
+                    out.write(b, off, len);
+                }
+
+                @Override
+                public void flush()
+                {
+                    out.flush();
+                }
+
+                @Override
+                public void close()
+                {
+                }
+            }, true), client.timeoutMicros());
+        final Thread serving = local == null ? null : new Thread(local::serve, "jdat-test-server");
+        if (serving != null)
+        {
+            serving.setDaemon(true);
+            serving.start();
+        }
+        try
+        {
+            final HostPort server = named != null ? named : new HostPort(local.address(), local.port());
+            final int code = dapltestAgainst(server, jdatParams, out, err);
+            if (local == null)
+            {
+                return code;
+            }
+            local.stop();
+            serving.join(client.timeoutMicros() / 1000 + 1000);
+            final String verdict;
+            synchronized (serverLog)
+            {
+                verdict = serverLog.toString();
+            }
+            if (code == 0 && !verdict.contains("dapltest transaction passed"))
+            {
+                err.println("jdat test transaction: FAILED: the server in this process did not pass the test");
+                return Jdat.EXIT_FAILED;
+            }
+            return code;
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return Jdat.EXIT_FAILED;
+        }
+        finally
+        {
+            if (local != null)
+            {
+                local.stop();
+                local.close();
+            }
+        }
+    }
+
+    private int dapltestAgainst(final HostPort server, final TransactionParams jdatParams, final PrintWriter out,
+        final PrintWriter err)
+    {
         final List<TestOp> userOps = jdatParams.ops().subList(0, jdatParams.ops().size() - (validate ? 3 : 0));
         final TransactionParams p = new TransactionParams(threads, eps, iterations, validate, jdatParams.mode(), false,
             DapltestClient.withBarriers(userOps, validate), false);
