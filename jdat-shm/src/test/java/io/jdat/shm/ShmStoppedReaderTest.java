@@ -87,6 +87,7 @@ class ShmStoppedReaderTest
             peer.establish();
             next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
 
+            final long heapBefore = heapAfterGc();
             // Sends and Writes alternately, 32 x 4 KiB: the 64 KiB ring takes about half
             final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
             long posted = 0;
@@ -115,6 +116,7 @@ class ShmStoppedReaderTest
                 peer.rx.consume(SpscRing.aligned(length));
             }
             final long stoppedAt = System.nanoTime();
+            final long heapDuring = heapAfterGc();
             // while the stopped reader holds the queue, an honest peer on the same IA
             final CompletableFuture<Long> honest = CompletableFuture.supplyAsync(this::honestExchange,
                 task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
@@ -153,8 +155,13 @@ class ShmStoppedReaderTest
             final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
             assertFalse(peer.rx.beginDelivery(SpscRing.aligned(length)), "a flushed record could still be delivered");
             final long honestMs = honest.get(30, TimeUnit.SECONDS);
+            final long heapAfter = heapAfterGc();
+            // the queue's messages are the consumer's registered memory, never copied to the heap
+            assertTrue(heapDuring < heapBefore + (8 << 20), "heap after GC " + heapBefore + " before, " + heapDuring
+                + " with the queue full");
             System.out.println("ShmStoppedReaderTest: broken " + ms + " ms after the peer stopped; an honest connect "
-                + "and Send on the same IA took " + honestMs + " ms meanwhile");
+                + "and Send on the same IA took " + honestMs + " ms meanwhile; heap after GC " + (heapBefore >> 10)
+                + " / " + (heapDuring >> 10) + " / " + (heapAfter >> 10) + " KiB");
         }
     }
 
@@ -174,6 +181,13 @@ class ShmStoppedReaderTest
             assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         }
+    }
+
+    private static long heapAfterGc()
+    {
+        System.gc();
+        final Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
     }
 
     private static void post(final ShmNode.Ep ep, final LmrTriplet[] iov, final long cookie)

@@ -65,6 +65,8 @@ class TcpStoppedReaderTest
 
                 final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
                 final DatEvent ev = new DatEvent();
+                final long heapBefore = heapAfterGc();
+                long heapDuring = 0;
                 long posted = 0;
                 long done = 0;
                 long ok = 0;
@@ -96,6 +98,7 @@ class TcpStoppedReaderTest
                     }
                     if (refusedFull && honest == null)
                     {
+                        heapDuring = heapAfterGc();
                         // while the stopped reader holds the queue, an honest peer on the same IA
                         honest = CompletableFuture.supplyAsync(() -> honestExchange(node),
                             task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
@@ -136,8 +139,14 @@ class TcpStoppedReaderTest
                 assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
                 assertEquals(901, recv.dto.userCookie);
                 final long honestMs = honest.get(30, TimeUnit.SECONDS);
+                final long heapAfter = heapAfterGc();
+                // the queue's messages are the consumer's registered memory, never copied to the heap
+                // (64 of 256 KiB would be 16 MiB)
+                assertTrue(heapDuring < heapBefore + (8 << 20), "heap after GC " + heapBefore + " before, "
+                    + heapDuring + " with the queue full");
                 System.out.println("TcpStoppedReaderTest: broken " + ms + " ms after the last completion; an honest "
-                    + "connect and Send on the same IA took " + honestMs + " ms meanwhile");
+                    + "connect and Send on the same IA took " + honestMs + " ms meanwhile; heap after GC "
+                    + (heapBefore >> 10) + " / " + (heapDuring >> 10) + " / " + (heapAfter >> 10) + " KiB");
             }
         }
     }
@@ -165,6 +174,13 @@ class TcpStoppedReaderTest
             assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         }
+    }
+
+    private static long heapAfterGc()
+    {
+        System.gc();
+        final Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
     }
 
     private static void post(final TcpNode.Ep ep, final LmrTriplet[] iov, final long cookie)
