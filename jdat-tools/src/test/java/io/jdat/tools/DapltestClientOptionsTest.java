@@ -38,6 +38,21 @@ class DapltestClientOptionsTest
         assertTrue(r.out().contains("all checks passed"), r.all());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"loopback RW 4096", "shm RR 1000 3", "loopback RW 64 -m p -p 4"})
+    void thePerformanceTestRunsOnDapltestsWireToo(final String line)
+    {
+        final String[] w = line.split(" ");
+        final java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("test", "client", "-P", w[0],
+            "performance", "--dapltest", "-i", "100"));
+        args.addAll(java.util.List.of(w).subList(1, w.length));
+        final Run r = Run.jdat(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().matches("(?s).*100 operations in [0-9.]+ s: \\d+ ops/s.*"), r.all());
+        assertTrue(r.out().contains("dapltest performance done: the client's sync arrived after its 100 + 100 "
+            + w[1] + " ops"), r.all());
+    }
+
     @Test
     void aSettlePauseOutOfRangeIsAUsageError()
     {

@@ -148,9 +148,15 @@ final class DapltestEndpoint
      */
     private void nudge()
     {
-        link.ep.postRdmaWrite(0, NOTHING, NUDGE_COOKIE, NOWHERE, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest("a zero-length RDMA Write after the remote memory table", NUDGE_COOKIE, 0);
+        nudge(link);
         nudges++;
+    }
+
+    /** A zero-length RDMA Write on {@code link} (see {@link #nudge()}), its completion reaped. */
+    static void nudge(final Link link)
+    {
+        link.ep.postRdmaWrite(0, NOTHING, NUDGE_COOKIE, NOWHERE, CompletionFlags.DEFAULT_FLAG);
+        link.expectRequest("a zero-length RDMA Write", NUDGE_COOKIE, 0);
     }
 
     /** How many times the client nudged the server ({@link #nudge()}). */

@@ -148,53 +148,11 @@ public final class TransactionCommand implements Callable<Integer>
             throw new CommandLine.ParameterException(cl, "--server: " + Jdat.describe(e));
         }
         // without --server, a jdat test server in this process, on dapltest's wire as well
-        final java.io.StringWriter serverLog = new java.io.StringWriter();
-        final TestServer local = named != null ? null : new TestServer(client.iaName(), -1, new PrintWriter(
-            new java.io.Writer()
-            {
-                @Override
-                public void write(final char[] b, final int off, final int len)
-                {
-                    synchronized (serverLog)
-                    {
-                        serverLog.write(b, off, len);
-                    }
-                    out.write(b, off, len);
-                }
-
-                @Override
-                public void flush()
-                {
-                    out.flush();
-                }
-
-                @Override
-                public void close()
-                {
-                }
-            }, true), client.timeoutMicros());
-        final Thread serving = local == null ? null : new Thread(local::serve, "jdat-test-server");
-        if (serving != null)
+        try (LocalDapltestServer local = named != null ? null
+            : new LocalDapltestServer(client.iaName(), out, client.timeoutMicros()))
         {
-            serving.setDaemon(true);
-            serving.start();
-        }
-        try
-        {
-            final HostPort server = named != null ? named : new HostPort(local.address(), local.port());
-            final int code = dapltestAgainst(server, jdatParams, out, err);
-            if (local == null)
-            {
-                return code;
-            }
-            local.stop();
-            serving.join(client.timeoutMicros() / 1000 + 1000);
-            final String verdict;
-            synchronized (serverLog)
-            {
-                verdict = serverLog.toString();
-            }
-            if (code == 0 && !verdict.contains("dapltest transaction passed"))
+            final int code = dapltestAgainst(named != null ? named : local.address(), jdatParams, out, err);
+            if (code == 0 && local != null && !local.finishedWith("dapltest transaction passed"))
             {
                 err.println("jdat test transaction: FAILED: the server in this process did not pass the test");
                 return Jdat.EXIT_FAILED;
@@ -205,14 +163,6 @@ public final class TransactionCommand implements Callable<Integer>
         {
             Thread.currentThread().interrupt();
             return Jdat.EXIT_FAILED;
-        }
-        finally
-        {
-            if (local != null)
-            {
-                local.stop();
-                local.close();
-            }
         }
     }
 
