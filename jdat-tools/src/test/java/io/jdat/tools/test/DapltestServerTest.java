@@ -262,6 +262,26 @@ class DapltestServerTest
     }
 
     @Test
+    void aRemoteMemoryTableOfTheWrongSizeIsNamed() throws InterruptedException
+    {
+        final Link ctrl = control();
+        final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "64", "server", "SR", "64"));
+        final TransactionParams p = new TransactionParams(1, 1, 1, false, Completion.WAIT, false, ops, false);
+        final long first = ask(ctrl, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE,
+            m -> DapltestWire.transactionCmd(m, "x", p, 62000, "y"));
+        final Link ep = client.link("raw test ep", null, Completion.WAIT, TIMEOUT);
+        final Lmr table = client.register(DapltestWire.RMI_SIZE, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
+        ep.connect(server.address(), first, DapltestWire.TEST_EP_PRIVATE_DATA.getBytes(StandardCharsets.US_ASCII));
+        // 100 bytes where dapltest Sends its 1200-byte table
+        ep.ep.postSend(1, new LmrTriplet[] {LmrTriplet.of(table, 0, 100)}, 1, CompletionFlags.DEFAULT_FLAG);
+        ep.expectRequest("short table", 1, 100);
+        assertTrue(logged("FAILED: Recv of the client's remote memory table on session 1 thread 0 ep 0: 100 bytes "
+            + "transferred, expected 1200"), log());
+        ep.awaitDisconnected();
+        quit();
+    }
+
+    @Test
     void aClientThatGoesSilentEndsItsSessionAtTheTimeout() throws InterruptedException
     {
         final Link ctrl = control();
