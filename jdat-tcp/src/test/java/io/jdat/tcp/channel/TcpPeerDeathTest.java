@@ -73,8 +73,10 @@ class TcpPeerDeathTest
             {
                 final long port = Long.parseLong(victim.await("READY ", 30));
                 final long ms = stream(ep, mem, victim, port, true);
-                // the bound counts from the last byte the frozen peer's kernel took
-                assertTrue(ms >= 1900 && ms < 2000 + 3000, "broken after " + ms + " ms");
+                // the bound counts from the last progress, which on a loaded machine can come some
+                // hundreds of milliseconds before the freeze (a slow sink already stalled the stream):
+                // not broken at once, and not long after the bound
+                assertTrue(ms >= 1000 && ms < 2000 + 3000, "broken after " + ms + " ms");
                 victim.signal("CONT");
             }
         }
