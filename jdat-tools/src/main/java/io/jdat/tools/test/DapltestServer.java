@@ -125,7 +125,11 @@ final class DapltestServer
                 case DapltestWire.TRANSACTION_TEST ->
                 {
                     final TransactionParams p = DapltestWire.transaction(cmd, cmdLength);
-                    host.log(name + ": dapltest transaction, " + p.describe());
+                    // an RSP is a PSP on the wire: the client's -r is served with PSPs
+                    final TransactionParams served = new TransactionParams(p.threads(), p.eps(), p.iters(),
+                        p.validate(), p.mode(), false, p.ops(), false);
+                    host.log(name + ": dapltest transaction, " + served.describe()
+                        + (p.rsp() ? " (the client asked for RSPs)" : ""));
                     final long first = listen(p.threads() * p.eps(), psps, crEvds);
                     answer(first);
                     transaction(p, first, psps, crEvds);

@@ -108,6 +108,18 @@ class DapltestServerTest
         assertTrue(log().contains("1 thread(s) x 3 EP(s) x 5 iteration(s), poll"), log());
     }
 
+    @Test
+    void waitingOnACnoPassesToo() throws InterruptedException
+    {
+        final List<TestOp> ops = DapltestClient.withBarriers(TestOp.parse(List.of("client", "SR", "512", "server",
+            "RW", "512", "client", "RR", "512")), true);
+        final TransactionParams p = new TransactionParams(2, 1, 4, true, Completion.CNO, false, ops, false);
+        assertTrue(DapltestClient.run(client, server.address(), server.port(), null, 0, "loopback", p, TIMEOUT,
+            null) > 4 * 2 * ops.size());
+        assertTrue(logged("dapltest transaction passed"), log());
+        assertTrue(log().contains("2 thread(s) x 1 EP(s) x 4 iteration(s), cno"), log());
+    }
+
     /** A control connection as dapltest's: no private data, two receives posted. */
     private Link control()
     {
