@@ -67,42 +67,32 @@ public final class ShmPeer
     {
         final Path dir = Path.of(args[0]);
         final long qual = Long.parseLong(args[2]);
-        try (ShmNode node = ShmNode.open(dir, args[1], ""))
+        PeerProcess.runMain(() ->
         {
-            final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
-            final ShmNode.Ep ep = node.ep(null);
-            if (args[3].equals("validate"))
+            try (ShmNode node = ShmNode.open(dir, args[1], ""))
             {
-                final Lmr lmr = node.lmr(Transaction.LMR_SIZE);
-                node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
-                System.out.println("READY");
-                ShmNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
-                System.out.println("OK");
+                final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
+                final ShmNode.Ep ep = node.ep(null);
+                if (args[3].equals("validate"))
+                {
+                    final Lmr lmr = node.lmr(Transaction.LMR_SIZE);
+                    node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
+                    System.out.println("READY");
+                    ShmNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
+                    System.out.println("OK");
+                }
+                else if (args[3].equals("direct"))
+                {
+                    direct(node, dir, qual, crEvd, ep);
+                }
+                else
+                {
+                    final Lmr lmr = node.lmr(4 << 20);
+                    node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
+                    System.out.println("READY");
+                    Transaction.sink(crEvd, ep.side(), lmr);
+                }
             }
-            else if (args[3].equals("direct"))
-            {
-                direct(node, dir, qual, crEvd, ep);
-            }
-            else
-            {
-                final Lmr lmr = node.lmr(4 << 20);
-                node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
-                System.out.println("READY");
-                final var cr = Transaction.next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "request");
-                cr.crArrival.crHandle.accept(ep.ep(), Transaction.acceptData(lmr));
-                Transaction.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "established");
-                System.out.println("ACCEPTED");
-                Thread.sleep(60_000);
-            }
-        }
-        catch (final Throwable t)
-        {
-            System.out.println("FAIL " + t);
-            t.printStackTrace(System.out);
-            System.out.flush();
-            System.exit(1);
-        }
-        System.out.flush();
-        System.exit(0);
+        });
     }
 }

@@ -26,6 +26,35 @@ public final class PeerProcess implements AutoCloseable
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> all = new ArrayList<>();
 
+    /** What a peer process's {@code main} does; it may throw anything. */
+    @FunctionalInterface
+    public interface Main
+    {
+        void run() throws Exception;
+    }
+
+    /**
+     * The whole {@code main} of a peer process: runs {@code body} and exits 0, or, when it
+     * throws, prints {@code FAIL} with what it threw and its stack trace (the test reads them
+     * from the output) and exits 1.
+     */
+    public static void runMain(final Main body)
+    {
+        try
+        {
+            body.run();
+        }
+        catch (final Throwable t)
+        {
+            System.out.println("FAIL " + t);
+            t.printStackTrace(System.out);
+            System.out.flush();
+            System.exit(1);
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+
     /** {@code main} of {@code mainClass} with {@code args}. */
     public PeerProcess(final Class<?> mainClass, final String... args)
     {

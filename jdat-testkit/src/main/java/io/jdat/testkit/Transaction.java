@@ -63,6 +63,20 @@ public final class Transaction
         return 1000 + step * i;
     }
 
+    /**
+     * The passive side of the peer death tests: accepts the next request on {@code crEvd} into
+     * {@code side} with {@code lmr} exposed ({@link #acceptData}), prints {@code ACCEPTED} and
+     * lets RDMA Writes land until the process is killed (at most 60 s).
+     */
+    public static void sink(final EventDispatcher crEvd, final Side side, final Lmr lmr) throws InterruptedException
+    {
+        final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "request");
+        cr.crArrival.crHandle.accept(side.ep(), acceptData(lmr));
+        next(side.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "established");
+        System.out.println("ACCEPTED");
+        Thread.sleep(60_000);
+    }
+
     /** What the server's accept carries: its LMR's rmr_context and registered address. */
     public static byte[] acceptData(final Lmr lmr)
     {

@@ -9,6 +9,7 @@ import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.testkit.PeerProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -40,7 +41,7 @@ public final class FaultPeer
 
     public static void main(final String[] args)
     {
-        try
+        PeerProcess.runMain(() ->
         {
             if (args[0].equals("serve"))
             {
@@ -50,16 +51,7 @@ public final class FaultPeer
             {
                 client();
             }
-        }
-        catch (final Throwable t)
-        {
-            System.out.println("FAIL " + t);
-            t.printStackTrace(System.out);
-            System.out.flush();
-            System.exit(1);
-        }
-        System.out.flush();
-        System.exit(0);
+        });
     }
 
     private static void serve(final String instanceData) throws InterruptedException

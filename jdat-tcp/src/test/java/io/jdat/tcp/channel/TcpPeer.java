@@ -1,7 +1,6 @@
 package io.jdat.tcp.channel;
 
 import io.jdat.EvdFlags;
-import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
@@ -33,35 +32,25 @@ public final class TcpPeer
     public static void main(final String[] args)
     {
         final String data = String.join(" ", java.util.Arrays.asList(args).subList(1, args.length));
-        try (TcpNode node = TcpNode.open(data))
+        PeerProcess.runMain(() ->
         {
-            final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
-            final TcpNode.Ep ep = node.ep(null);
-            final Lmr lmr = node.lmr(args[0].equals("validate") ? Transaction.LMR_SIZE : 4 << 20);
-            final PublicServicePoint psp = node.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-            System.out.println("READY " + psp.connQual());
-            if (args[0].equals("validate"))
+            try (TcpNode node = TcpNode.open(data))
             {
-                TcpNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
-                System.out.println("OK");
+                final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
+                final TcpNode.Ep ep = node.ep(null);
+                final Lmr lmr = node.lmr(args[0].equals("validate") ? Transaction.LMR_SIZE : 4 << 20);
+                final PublicServicePoint psp = node.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+                System.out.println("READY " + psp.connQual());
+                if (args[0].equals("validate"))
+                {
+                    TcpNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
+                    System.out.println("OK");
+                }
+                else
+                {
+                    Transaction.sink(crEvd, ep.side(), lmr);
+                }
             }
-            else
-            {
-                final var cr = Transaction.next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "request");
-                cr.crArrival.crHandle.accept(ep.ep(), Transaction.acceptData(lmr));
-                Transaction.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "established");
-                System.out.println("ACCEPTED");
-                Thread.sleep(60_000);
-            }
-        }
-        catch (final Throwable t)
-        {
-            System.out.println("FAIL " + t);
-            t.printStackTrace(System.out);
-            System.out.flush();
-            System.exit(1);
-        }
-        System.out.flush();
-        System.exit(0);
+        });
     }
 }
