@@ -38,11 +38,11 @@ import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.Mpa;
 import io.jdat.testkit.FuzzInput;
+import io.jdat.testkit.GuardedRegions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -105,15 +105,12 @@ class TcpReceiveFuzzTest
     private static final int SPLIT_PAUSE_MS = 2;
     private static final int SPLIT_MAX = 16;
 
-    private static final int GUARD = 4096;
+    /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 32768;
     private static final int B_SIZE = 4096;
-    /** guard | A | guard | B | guard */
-    private static final int A_AT = GUARD;
-    private static final int B_AT = GUARD + A_SIZE + GUARD;
-    private static final int ALL = B_AT + B_SIZE + GUARD;
-    private static final byte GUARD_BYTE = (byte) 0xA5;
-    private static final byte B_BYTE = (byte) 0x3C;
+    private static final int A_AT = GuardedRegions.GUARD;
+    private static final int B_AT = GuardedRegions.bAt(A_SIZE);
+    private static final int ALL = GuardedRegions.size(A_SIZE, B_SIZE);
     private static final int RECV_SIZE = 256;
     private static final int READ_SINK = 1024;
     private static final int READ_SIZE = 256;
@@ -758,31 +755,14 @@ class TcpReceiveFuzzTest
 
     private static void fill()
     {
-        memory.asSlice(0, A_AT).fill(GUARD_BYTE);
+        GuardedRegions.fillAllButA(memory, A_SIZE, B_SIZE);
         Bytes.fill(memory, A_AT, A_SIZE, 11);
-        memory.asSlice(A_AT + A_SIZE, GUARD).fill(GUARD_BYTE);
-        memory.asSlice(B_AT, B_SIZE).fill(B_BYTE);
-        memory.asSlice(B_AT + B_SIZE, GUARD).fill(GUARD_BYTE);
     }
 
     /** Region A may have changed; nothing else may have. */
     private static void checkMemory()
     {
-        assertUnchanged(0, A_AT, GUARD_BYTE, "below region A");
-        assertUnchanged(A_AT + A_SIZE, GUARD, GUARD_BYTE, "between regions A and B");
-        assertUnchanged(B_AT, B_SIZE, B_BYTE, "region B (no remote rights)");
-        assertUnchanged(B_AT + B_SIZE, GUARD, GUARD_BYTE, "above region B");
-    }
-
-    private static void assertUnchanged(final long at, final long length, final byte value, final String where)
-    {
-        for (long i = 0; i < length; i++)
-        {
-            if (memory.get(ValueLayout.JAVA_BYTE, at + i) != value)
-            {
-                throw new AssertionError("a byte " + where + " changed, at offset " + i);
-            }
-        }
+        GuardedRegions.checkAllButA(memory, A_SIZE, B_SIZE);
     }
 
     /**
