@@ -1,0 +1,260 @@
+package io.jdat.bench;
+
+import io.aeron.Aeron;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.FragmentHandler;
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.LmrTriplet;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.jctools.queues.atomic.SpscAtomicArrayQueue;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One-way message rate of 64-byte messages between two threads, a window of 64, three ways in one
+ * run: jdat Send/Recv over loopback (the receiver reposts each receive as it reaps it; the sender
+ * keeps at most 64 Sends beyond the receives reposted, so one is always posted for it; Sends
+ * unsignalled), a JCTools SPSC queue of 64 with one copy per message (the {@code jdat perf}
+ * baseline), and Aeron IPC ({@code aeron:ipc}, an embedded media driver with a backoff idle
+ * strategy, as {@link ShmSideBySide} runs it). The figure is {@code messages}: messages received
+ * per second (the sender's and receiver's own call rates are JMH's bookkeeping).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
+    "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED"})
+public class MessageRateBenchmark
+{
+    private static final int SIZE = 64;
+    private static final int WINDOW = 64;
+
+    /** Messages a receiving thread took in the iteration. */
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    @State(Scope.Thread)
+    public static class Received
+    {
+        public long messages;
+
+        @Setup(Level.Iteration)
+        public void reset()
+        {
+            messages = 0;
+        }
+    }
+
+    /** jdat: two connected loopback endpoints, {@code WINDOW} receives posted. */
+    @State(Scope.Group)
+    public static class Jdat
+    {
+        LoopbackRig rig;
+        LmrTriplet[] src;
+        LmrTriplet[] dst;
+        final DatEvent event = new DatEvent();
+        /** Sends posted (sender's thread only). */
+        long posted;
+        /** Receives reposted after their message was reaped (written by the receiver). */
+        final AtomicLong reposted = new AtomicLong();
+
+        @Setup(Level.Trial)
+        public void setup()
+        {
+            rig = new LoopbackRig(1 << 16, WINDOW);
+            src = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 0, SIZE)};
+            dst = new LmrTriplet[] {LmrTriplet.of(rig.serverLmr, 4096, SIZE)};
+            for (int i = 0; i < WINDOW; i++)
+            {
+                rig.server.postRecv(1, dst, i, 0);
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown()
+        {
+            rig.close();
+        }
+    }
+
+    /** The sender: a Send if a receive is posted for it. */
+    @Benchmark
+    @Group("jdat")
+    @GroupThreads(1)
+    public void jdatSend(final Jdat s)
+    {
+        if (s.posted - s.reposted.getAcquire() < WINDOW)
+        {
+            s.rig.client.postSend(1, s.src, 0, CompletionFlags.SUPPRESS_FLAG);
+            s.posted++;
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The receiver: reaps a receive completion and posts the receive again. */
+    @Benchmark
+    @Group("jdat")
+    @GroupThreads(1)
+    public void jdatReceive(final Jdat s, final Received r)
+    {
+        if (s.rig.serverRecv.dequeue(s.event) == DatStatus.SUCCESS)
+        {
+            if (s.event.dto.status != DtoStatus.SUCCESS)
+            {
+                throw new IllegalStateException("receive completed " + s.event.dto.status);
+            }
+            s.rig.server.postRecv(1, s.dst, 0, 0);
+            s.reposted.setRelease(s.reposted.getPlain() + 1);
+            r.messages++;
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Baseline: an SPSC queue of {@code WINDOW} and one copy per message. */
+    @State(Scope.Group)
+    public static class Queue
+    {
+        private static final Object MESSAGE = new Object();
+        final SpscAtomicArrayQueue<Object> queue = new SpscAtomicArrayQueue<>(WINDOW);
+        MemorySegment src;
+        MemorySegment dst;
+        private Arena arena;
+
+        @Setup(Level.Trial)
+        public void setup()
+        {
+            arena = Arena.ofShared();
+            src = arena.allocate(SIZE, 64);
+            dst = arena.allocate(SIZE, 64);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown()
+        {
+            arena.close();
+        }
+    }
+
+    /** The baseline's sender: copies the message to the receiver's buffer and offers a token. */
+    @Benchmark
+    @Group("queue")
+    @GroupThreads(1)
+    public void queueSend(final Queue s)
+    {
+        if (s.queue.size() < WINDOW)
+        {
+            MemorySegment.copy(s.src, 0, s.dst, 0, SIZE);
+            s.queue.offer(Queue.MESSAGE);
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The baseline's receiver. */
+    @Benchmark
+    @Group("queue")
+    @GroupThreads(1)
+    public void queueReceive(final Queue s, final Received r)
+    {
+        if (s.queue.poll() != null)
+        {
+            r.messages++;
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Aeron IPC with an embedded media driver. */
+    @State(Scope.Group)
+    public static class AeronIpc
+    {
+        MediaDriver driver;
+        Aeron aeron;
+        Publication publication;
+        Subscription subscription;
+        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(SIZE));
+        long fragments;
+        final FragmentHandler handler = (b, o, l, h) -> fragments++;
+
+        @Setup(Level.Trial)
+        public void setup()
+        {
+            driver = MediaDriver.launchEmbedded(new MediaDriver.Context().threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(new BackoffIdleStrategy()).dirDeleteOnStart(true).dirDeleteOnShutdown(true));
+            aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
+            publication = aeron.addPublication("aeron:ipc", 1003);
+            subscription = aeron.addSubscription("aeron:ipc", 1003);
+            while (!publication.isConnected())
+            {
+                Thread.onSpinWait();
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown()
+        {
+            aeron.close();
+            driver.close();
+        }
+    }
+
+    /** Aeron's sender: one offer (back pressure from the log buffer's window). */
+    @Benchmark
+    @Group("aeron")
+    @GroupThreads(1)
+    public void aeronSend(final AeronIpc s)
+    {
+        if (s.publication.offer(s.buffer, 0, SIZE) < 0)
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Aeron's receiver: polls up to {@code WINDOW} fragments. */
+    @Benchmark
+    @Group("aeron")
+    @GroupThreads(1)
+    public void aeronReceive(final AeronIpc s, final Received r)
+    {
+        final long before = s.fragments;
+        if (s.subscription.poll(s.handler, WINDOW) == 0)
+        {
+            Thread.onSpinWait();
+        }
+        r.messages += s.fragments - before;
+    }
+}
