@@ -32,6 +32,12 @@ final class InlineProgress
     private static final Consumer<SelectionKey> IGNORE = k ->
     {
     };
+    /**
+     * A waiter that made progress this recently reads on, polling, for up to this long before it
+     * sleeps in its select again: while a stream flows, the next bytes are microseconds away,
+     * and a sleep and wake-up per batch would cost more than they take to arrive.
+     */
+    private static final long STREAM_SPIN_NANOS = 20_000;
     private static final TcpChannel[] NO_CHANNELS = {};
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
@@ -51,6 +57,8 @@ final class InlineProgress
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under the progress lock. */
     private boolean inPollSelect;
     private boolean releaseDeferred;
+    /** When the waiter last made progress ({@link #awaitProgress}); only the waiter uses it. */
+    private long waiterProgressAt = System.nanoTime() - 2 * STREAM_SPIN_NANOS;
 
     /** Takes over both selectors (the port closes them). */
     InlineProgress(final TcpPort port, final Selector pollSelector, final Selector waitSelector)
@@ -106,9 +114,14 @@ final class InlineProgress
                 // the I/O thread watches for reads: let it see the waiter and stop first
                 port.wake();
             }
+            if (System.nanoTime() - waiterProgressAt < STREAM_SPIN_NANOS && readOn(nanos))
+            {
+                return true;
+            }
             final long millis = Math.max(1, Math.min(TcpPort.TICK_MILLIS, (nanos + 999_999) / 1_000_000));
             if (waitSelector.select(millis) > 0 || port.hasWork())
             {
+                waiterProgressAt = System.nanoTime();
                 port.progress.lock();
                 try
                 {
@@ -136,6 +149,27 @@ final class InlineProgress
             waiter.set(null);
         }
         return true;
+    }
+
+    /** Polls the connections for up to {@link #STREAM_SPIN_NANOS} (at most {@code nanos}); true once it read. */
+    private boolean readOn(final long nanos)
+    {
+        final long start = System.nanoTime();
+        final long spin = Math.min(STREAM_SPIN_NANOS, nanos);
+        while (!port.closed)
+        {
+            if (poll() > 0)
+            {
+                waiterProgressAt = System.nanoTime();
+                return true;
+            }
+            if (System.nanoTime() - start >= spin)
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
     }
 
     void wakeWaiter()
