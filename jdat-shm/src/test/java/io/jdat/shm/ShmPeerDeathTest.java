@@ -4,22 +4,15 @@ import static io.jdat.shm.ShmNode.SECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.DatCount;
 import io.jdat.DatEvent;
-import io.jdat.DatStatus;
-import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
-import io.jdat.Qos;
-import io.jdat.RmrTriplet;
 import io.jdat.testkit.PeerProcess;
 import io.jdat.testkit.Transaction;
-import java.nio.ByteBuffer;
+import io.jdat.testkit.WriteStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import jdk.jfr.Recording;
@@ -82,69 +75,31 @@ class ShmPeerDeathTest
             try (PeerProcess victim = ShmPeer.start(dir, "srv", 6000, "sink"))
             {
                 victim.awaitExactly("READY", 30);
-                ep.ep().connect(IaAddress.named("srv"), 6000, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
-                final DatEvent up = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-                final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
-                final int rmr = pd.getInt();
-                final long base = pd.getLong();
-                victim.awaitExactly("ACCEPTED", 10);
-
-                // a consumer blocked in dat_evd_wait with no timeout must come back
-                ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
-                final CompletableFuture<DatEvent> waiter = CompletableFuture.supplyAsync(() ->
-                {
-                    final DatEvent ev = new DatEvent();
-                    ep.recv().wait(io.jdat.Dat.TIMEOUT_INFINITE, 1, ev, new DatCount());
-                    return ev;
-                }, task -> Thread.ofPlatform().daemon().name("test-waiter").start(task));
-
-                final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, WRITE)};
-                final DatEvent ev = new DatEvent();
-                long posted = 0;
-                long done = 0;
-                long ok = 0;
-                long flushed = 0;
+                final WriteStream stream = WriteStream.connect(ep, mem, WRITE, victim, IaAddress.named("srv"), 6000);
                 boolean killed = false;
                 long brokenAt = 0;
                 final long start = System.nanoTime();
                 while (true)
                 {
-                    while (!killed && posted - done < OUTSTANDING)
+                    if (!killed)
                     {
-                        final long at = posted % 8 * WRITE;
-                        ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + at, WRITE), 0);
-                        posted++;
+                        stream.fill(OUTSTANDING);
                     }
-                    final DatStatus s = ep.req().wait(5 * SECOND, 1, ev, new DatCount());
-                    assertEquals(DatStatus.SUCCESS, s, "a posted RDMA Write never completed");
-                    assertEquals(done, ev.dto.userCookie, "completions in posting order");
-                    done++;
-                    if (ev.dto.status == DtoStatus.SUCCESS)
-                    {
-                        assertEquals(0, flushed, "no success after a flush");
-                        ok++;
-                    }
-                    else
-                    {
-                        assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
-                        flushed++;
-                    }
-                    if (!killed && ok == 40)
+                    stream.complete(5 * SECOND);
+                    if (!killed && stream.ok() == 40)
                     {
                         // frozen first, so that the ring fills and Writes are still in flight when it dies
                         victim.signal("STOP");
                         for (int i = 0; i < OUTSTANDING; i++)
                         {
-                            ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + posted % 8 * WRITE, WRITE),
-                                0);
-                            posted++;
+                            stream.post();
                         }
                         Thread.sleep(20);
                         victim.kill();
                         killed = true;
                         brokenAt = System.nanoTime();
                     }
-                    if (killed && done == posted)
+                    if (killed && stream.drained())
                     {
                         break;
                     }
@@ -152,11 +107,9 @@ class ShmPeerDeathTest
                 }
                 final DatEvent broken = ShmNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_BROKEN);
                 assertTrue(System.nanoTime() - brokenAt < TimeUnit.SECONDS.toNanos(5), "broken late: " + broken);
-                assertTrue(flushed >= OUTSTANDING, "the Writes posted to the frozen peer were flushed: " + ok
-                    + " written, " + flushed + " flushed");
-                final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
-                assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
-                assertEquals(900, recv.dto.userCookie);
+                assertTrue(stream.flushed() >= OUTSTANDING, "the Writes posted to the frozen peer were flushed: "
+                    + stream.counts());
+                stream.waiterFlushed();
 
                 // what an operator reads afterwards: the peer's death, then the broken connection
                 final List<RecordedEvent> events = recorded();

@@ -4,10 +4,7 @@ import static io.jdat.tcp.channel.TcpNode.SECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.Dat;
-import io.jdat.DatCount;
 import io.jdat.DatEvent;
-import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.EpParam;
 import io.jdat.EpState;
@@ -19,8 +16,8 @@ import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.testkit.PeerProcess;
 import io.jdat.testkit.Transaction;
+import io.jdat.testkit.WriteStream;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -134,28 +131,7 @@ class TcpPeerDeathTest
     private static long stream(final TcpNode.Ep ep, final Lmr mem, final PeerProcess victim, final long port,
         final boolean freeze) throws Exception
     {
-        ep.ep().connect(LOCAL, port, 10 * SECOND, null, Qos.BEST_EFFORT, 0);
-        final DatEvent up = TcpNode.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        final ByteBuffer pd = ByteBuffer.wrap(up.connection.privateData, 0, 12);
-        final int rmr = pd.getInt();
-        final long base = pd.getLong();
-        victim.await("ACCEPTED", 10);
-
-        // a consumer blocked in dat_evd_wait with no timeout must come back
-        ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 900, 0);
-        final CompletableFuture<DatEvent> waiter = CompletableFuture.supplyAsync(() ->
-        {
-            final DatEvent ev = new DatEvent();
-            ep.recv().wait(Dat.TIMEOUT_INFINITE, 1, ev, new DatCount());
-            return ev;
-        }, task -> Thread.ofPlatform().daemon().name("test-waiter").start(task));
-
-        final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, WRITE)};
-        final DatEvent ev = new DatEvent();
-        long posted = 0;
-        long done = 0;
-        long ok = 0;
-        long flushed = 0;
+        final WriteStream stream = WriteStream.connect(ep, mem, WRITE, victim, LOCAL, port);
         boolean hit = false;
         long hitAt = 0;
         final long start = System.nanoTime();
@@ -163,27 +139,12 @@ class TcpPeerDeathTest
         {
             // keep posting after the peer stops: Writes its kernel already took complete, and
             // only a send that makes no progress shows the liveness bound
-            while (flushed == 0 && posted - done < OUTSTANDING)
+            if (stream.flushed() == 0)
             {
-                final long at = posted % 8 * WRITE;
-                ep.ep().postRdmaWrite(1, iov, posted, new RmrTriplet(rmr, base + at, WRITE), 0);
-                posted++;
+                stream.fill(OUTSTANDING);
             }
-            final DatStatus s = ep.req().wait(8 * SECOND, 1, ev, new DatCount());
-            assertEquals(DatStatus.SUCCESS, s, "a posted RDMA Write never completed");
-            assertEquals(done, ev.dto.userCookie, "completions in posting order");
-            done++;
-            if (ev.dto.status == DtoStatus.SUCCESS)
-            {
-                assertEquals(0, flushed, "no success after a flush");
-                ok++;
-            }
-            else
-            {
-                assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
-                flushed++;
-            }
-            if (!hit && ok == 40)
+            stream.complete(8 * SECOND);
+            if (!hit && stream.ok() == 40)
             {
                 if (freeze)
                 {
@@ -196,7 +157,7 @@ class TcpPeerDeathTest
                 hit = true;
                 hitAt = System.nanoTime();
             }
-            if (hit && (flushed > 0 || done == posted))
+            if (hit && (stream.flushed() > 0 || stream.drained()))
             {
                 break;
             }
@@ -204,24 +165,18 @@ class TcpPeerDeathTest
         }
         final DatEvent end = TcpNode.next(ep.conn());
         final long endAt = System.nanoTime();
-        assertTrue(flushed > 0, "the end came in the middle of the transfer: " + ok + " written, " + flushed
-            + " flushed");
+        assertTrue(stream.flushed() > 0, "the end came in the middle of the transfer: " + stream.counts());
         assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN) || end.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
             end.toString());
         final EpParam p = new EpParam();
         ep.ep().query(EpParam.FIELD_ALL, p);
         assertEquals(EpState.DISCONNECTED, p.epState);
         // the rest of the posted Writes are flushed, in order
-        while (done < posted)
+        while (!stream.drained())
         {
-            assertEquals(DatStatus.SUCCESS, ep.req().wait(5 * SECOND, 1, ev, new DatCount()));
-            assertEquals(done, ev.dto.userCookie);
-            assertEquals(DtoStatus.ERR_FLUSHED, ev.dto.status, ev.toString());
-            done++;
+            assertEquals(DtoStatus.ERR_FLUSHED, stream.complete(5 * SECOND));
         }
-        final DatEvent recv = waiter.get(5, TimeUnit.SECONDS);
-        assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
-        assertEquals(900, recv.dto.userCookie);
+        stream.waiterFlushed();
         return TimeUnit.NANOSECONDS.toMillis(endAt - hitAt);
     }
 }
