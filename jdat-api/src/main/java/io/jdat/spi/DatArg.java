@@ -16,6 +16,7 @@ public final class DatArg
     /** dat_ia_query(ia_handle, async_evd_handle, ia_attr_mask, ia_attr, provider_attr_mask, provider_attr). */
     public static final int IA_QUERY_IA_ATTR_MASK = 3;
     public static final int IA_QUERY_IA_ATTR = 4;
+    public static final int IA_QUERY_PROVIDER_ATTR_MASK = 5;
     public static final int IA_QUERY_PROVIDER_ATTR = 6;
     /** dat_xxx_query(handle, param_mask, param): every object's query. */
     public static final int QUERY_PARAM = 3;
@@ -74,6 +75,9 @@ public final class DatArg
     public static final int EP_CONNECT_FLAGS = 8;
     /** dat_ep_dup_connect(ep_handle, dup_ep_handle, timeout, private_data_size, private_data, qos). */
     public static final int EP_DUP_CONNECT_DUP_EP = 2;
+    public static final int EP_DUP_CONNECT_TIMEOUT = 3;
+    public static final int EP_DUP_CONNECT_PRIVATE_DATA_SIZE = 4;
+    public static final int EP_DUP_CONNECT_QOS = 6;
     /** dat_ep_disconnect(ep_handle, disconnect_flags). */
     public static final int EP_DISCONNECT_FLAGS = 2;
     /** dat_ep_post_send / _recv / _rdma_read / _rdma_write(ep_handle, num_segments, local_iov, user_cookie, ...). */

@@ -46,7 +46,8 @@ final class EpStateMachine
             throw new io.jdat.DatException(io.jdat.DatReturnType.INVALID_ADDRESS,
                 DatReturnSubtype.INVALID_ADDRESS_MALFORMED, "remote_ia_address is null");
         }
-        checkSetupArguments(timeoutMicros, privateData, qos);
+        checkSetupArguments(timeoutMicros, privateData, qos,
+            DatArg.EP_CONNECT_TIMEOUT, DatArg.EP_CONNECT_PRIVATE_DATA_SIZE, DatArg.EP_CONNECT_QOS);
         if ((connectFlags & ~ConnectFlags.MULTIPATH_FLAG) != 0)
         {
             throw Errors.invalidParameter(DatArg.EP_CONNECT_FLAGS,
@@ -66,7 +67,8 @@ final class EpStateMachine
         ep.checkLive();
         final EpImpl dup = EngineObject.cast(dupEp, EpImpl.class, ep.ia, DatReturnSubtype.INVALID_HANDLE_EP, false,
             "dup_ep_handle");
-        checkSetupArguments(timeoutMicros, privateData, qos);
+        checkSetupArguments(timeoutMicros, privateData, qos,
+            DatArg.EP_DUP_CONNECT_TIMEOUT, DatArg.EP_DUP_CONNECT_PRIVATE_DATA_SIZE, DatArg.EP_DUP_CONNECT_QOS);
         final IaAddress address;
         final long qual;
         Locks.lock(dup.lock);
@@ -92,23 +94,28 @@ final class EpStateMachine
         startConnect(address, qual, timeoutMicros, privateData);
     }
 
-    private void checkSetupArguments(final long timeoutMicros, final byte[] privateData, final int qos)
+    /**
+     * The checks connect and dup_connect share; the argument positions are the caller's, as
+     * dat_ep_dup_connect has no address or qualifier and so counts from 3 where connect counts from 4.
+     */
+    private void checkSetupArguments(final long timeoutMicros, final byte[] privateData, final int qos,
+        final int timeoutArg, final int privateDataSizeArg, final int qosArg)
     {
-        Errors.checkTimeout(timeoutMicros, DatArg.EP_CONNECT_TIMEOUT);
+        Errors.checkTimeout(timeoutMicros, timeoutArg);
         if (timeoutMicros == 0)
         {
-            throw Errors.invalidParameter(DatArg.EP_CONNECT_TIMEOUT, "the connect timeout must be positive");
+            throw Errors.invalidParameter(timeoutArg, "the connect timeout must be positive");
         }
         final int max = ep.ia.port().maxPrivateDataSize();
         if (privateData != null && privateData.length > max)
         {
-            throw Errors.invalidParameter(DatArg.EP_CONNECT_PRIVATE_DATA_SIZE,
+            throw Errors.invalidParameter(privateDataSizeArg,
                 privateData.length + " bytes of private data; this provider carries "
                 + max);
         }
         if ((qos & ~EpImpl.ALL_QOS) != 0)
         {
-            throw Errors.invalidParameter(DatArg.EP_CONNECT_QOS, "unknown QoS bits 0x" + Integer.toHexString(qos));
+            throw Errors.invalidParameter(qosArg, "unknown QoS bits 0x" + Integer.toHexString(qos));
         }
         if (qos != Qos.BEST_EFFORT)
         {

@@ -363,14 +363,25 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         final ProviderAttr providerAttr)
     {
         checkLive();
-        if ((iaAttrMask & ~IaAttr.FIELD_ALL) != 0 || (iaAttr == null && iaAttrMask != 0))
+        if ((iaAttrMask & ~IaAttr.FIELD_ALL) != 0)
         {
-            throw Errors.invalidParameter(DatArg.IA_QUERY_IA_ATTR, "bad IA attribute mask or null IA attributes");
+            throw Errors.invalidParameter(DatArg.IA_QUERY_IA_ATTR_MASK,
+                "undefined IA attribute mask bits 0x" + Long.toHexString(iaAttrMask & ~IaAttr.FIELD_ALL));
         }
-        if ((providerAttrMask & ~ProviderAttr.FIELD_ALL) != 0 || (providerAttr == null && providerAttrMask != 0))
+        if (iaAttr == null && iaAttrMask != 0)
+        {
+            throw Errors.invalidParameter(DatArg.IA_QUERY_IA_ATTR, "no IA attributes to fill for a non-zero mask");
+        }
+        if ((providerAttrMask & ~ProviderAttr.FIELD_ALL) != 0)
+        {
+            throw Errors.invalidParameter(DatArg.IA_QUERY_PROVIDER_ATTR_MASK,
+                "undefined provider attribute mask bits 0x"
+                + Long.toHexString(providerAttrMask & ~ProviderAttr.FIELD_ALL));
+        }
+        if (providerAttr == null && providerAttrMask != 0)
         {
             throw Errors.invalidParameter(DatArg.IA_QUERY_PROVIDER_ATTR,
-                "bad provider attribute mask or null provider attributes");
+                "no provider attributes to fill for a non-zero mask");
         }
         if (iaAttr != null)
         {

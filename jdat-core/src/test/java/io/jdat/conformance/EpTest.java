@@ -831,9 +831,14 @@ class EpTest
             // the passive side has no service point to connect to again (digest §2.8 [INF])
             assertSubtype(DatReturnSubtype.INVALID_ARG2, expect(DatReturnType.INVALID_PARAMETER,
                 () -> c.dupConnect(p[1].ep(), SECOND, null, Qos.BEST_EFFORT)));
-            expect(DatReturnType.INVALID_PARAMETER, () -> c.dupConnect(p[0].ep(), 0, null, Qos.BEST_EFFORT));
-            expect(DatReturnType.INVALID_PARAMETER,
-                () -> c.dupConnect(p[0].ep(), SECOND, new byte[257], Qos.BEST_EFFORT));
+            // dat_ep_dup_connect(ep, dup_ep, timeout, private_data_size, private_data, qos):
+            // one argument fewer than dat_ep_connect, so its positions are its own
+            assertSubtype(DatReturnSubtype.INVALID_ARG3, expect(DatReturnType.INVALID_PARAMETER,
+                () -> c.dupConnect(p[0].ep(), 0, null, Qos.BEST_EFFORT)));
+            assertSubtype(DatReturnSubtype.INVALID_ARG4, expect(DatReturnType.INVALID_PARAMETER,
+                () -> c.dupConnect(p[0].ep(), SECOND, new byte[257], Qos.BEST_EFFORT)));
+            assertSubtype(DatReturnSubtype.INVALID_ARG6, expect(DatReturnType.INVALID_PARAMETER,
+                () -> c.dupConnect(p[0].ep(), SECOND, null, 1 << 30)));
             assertEquals(EpState.UNCONNECTED, state(c));
         }
     }

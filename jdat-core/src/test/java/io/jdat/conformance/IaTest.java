@@ -236,8 +236,12 @@ class IaTest
         // FFT queryinfo: NULL ia_attributes with DAT_IA_ALL
         try (Fixture f = new Fixture())
         {
-            expect(DatReturnType.INVALID_PARAMETER, () -> f.ia.query(IaAttr.FIELD_ALL, null, 0, null));
-            expect(DatReturnType.INVALID_PARAMETER, () -> f.ia.query(0, null, ProviderAttr.FIELD_ALL, null));
+            // dat_ia_query(ia, async_evd, ia_attr_mask, ia_attr, provider_attr_mask, provider_attr):
+            // the missing structure is what is wrong, not the mask that asks for it
+            assertEquals(DatReturnSubtype.INVALID_ARG4, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.query(IaAttr.FIELD_ALL, null, 0, null)).subtype());
+            assertEquals(DatReturnSubtype.INVALID_ARG6, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.query(0, null, ProviderAttr.FIELD_ALL, null)).subtype());
         }
     }
 
@@ -246,10 +250,10 @@ class IaTest
     {
         try (Fixture f = new Fixture())
         {
-            expect(DatReturnType.INVALID_PARAMETER,
-                () -> f.ia.query(IaAttr.FIELD_ALL + 1, new IaAttr(), 0, null));
-            expect(DatReturnType.INVALID_PARAMETER,
-                () -> f.ia.query(0, null, 1L << 40, new ProviderAttr()));
+            assertEquals(DatReturnSubtype.INVALID_ARG3, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.query(IaAttr.FIELD_ALL + 1, new IaAttr(), 0, null)).subtype());
+            assertEquals(DatReturnSubtype.INVALID_ARG5, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.query(0, null, 1L << 40, new ProviderAttr())).subtype());
         }
     }
 

@@ -273,7 +273,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         checkOpen();
         if (iaAttrMask != 0 && a == null)
         {
-            throw invalidParameter(DatArg.IA_QUERY_IA_ATTR_MASK,
+            throw invalidParameter(DatArg.IA_QUERY_IA_ATTR,
                 "dat_ia_query: no IaAttr for mask 0x" + Long.toHexString(iaAttrMask));
         }
         if (a != null)
