@@ -21,12 +21,12 @@ module io.jdat.tools
 
     // picocli reads and sets the commands' annotated fields reflectively
     opens io.jdat.tools to info.picocli;
+    opens io.jdat.tools.dapltest to info.picocli;
     opens io.jdat.tools.demo to info.picocli;
     opens io.jdat.tools.dtest to info.picocli;
     opens io.jdat.tools.perf to info.picocli;
     opens io.jdat.tools.providers to info.picocli;
     opens io.jdat.tools.rping to info.picocli;
-    opens io.jdat.tools.test to info.picocli;
 
     uses io.jdat.spi.DatProviderLibrary;
 }

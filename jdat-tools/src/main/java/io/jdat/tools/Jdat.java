@@ -1,11 +1,11 @@
 package io.jdat.tools;
 
+import io.jdat.tools.dapltest.TestCommand;
 import io.jdat.tools.demo.DemoCommand;
 import io.jdat.tools.dtest.DtestCommand;
 import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.providers.ProvidersCommand;
 import io.jdat.tools.rping.RpingCommand;
-import io.jdat.tools.test.TestCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;

@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import io.jdat.tools.dat.HostPort;
 import java.io.PrintWriter;

@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;

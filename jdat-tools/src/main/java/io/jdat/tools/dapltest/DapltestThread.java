@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

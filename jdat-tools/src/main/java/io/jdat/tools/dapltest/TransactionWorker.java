@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import io.jdat.CompletionFlags;
 import io.jdat.tools.dat.Pattern;

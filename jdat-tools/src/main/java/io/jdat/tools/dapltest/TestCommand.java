@@ -1,4 +1,4 @@
-package io.jdat.tools.test;
+package io.jdat.tools.dapltest;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
