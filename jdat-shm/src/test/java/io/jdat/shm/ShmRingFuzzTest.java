@@ -18,16 +18,15 @@ import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
 import io.jdat.PspFlags;
 import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.testkit.FuzzInput;
+import io.jdat.testkit.FuzzVictim;
 import io.jdat.testkit.GuardedRegions;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
@@ -40,8 +39,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -88,9 +85,6 @@ class ShmRingFuzzTest
     /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 8192;
     private static final int B_SIZE = 4096;
-    private static final int A_AT = GuardedRegions.GUARD;
-    private static final int B_AT = GuardedRegions.bAt(A_SIZE);
-    private static final int ALL = GuardedRegions.size(A_SIZE, B_SIZE);
     private static final int RECV_SIZE = 256;
     private static final int READ_SINK = 1024;
     private static final int READ_SIZE = 256;
@@ -101,16 +95,9 @@ class ShmRingFuzzTest
 
     private static Path dir;
     private static ShmNode victim;
-    private static EventDispatcher crEvd;
-    private static EventDispatcher recvEvd;
-    private static EventDispatcher reqEvd;
-    private static EventDispatcher connEvd;
-    private static MemorySegment memory;
+    private static FuzzVictim v;
     private static Lmr a;
     private static Lmr b;
-    private static Logger jdatLog;
-    private static final List<String> FAILURES = new CopyOnWriteArrayList<>();
-    private static Thread.UncaughtExceptionHandler previousHandler;
     /** File descriptors and mappings after the first input (null before), and how many more may be open. */
     private static long[] baseline;
     private static final int SLACK = 64;
@@ -134,18 +121,10 @@ class ShmRingFuzzTest
     {
         dir = TestFiles.freshDir();
         victim = ShmNode.open(dir, "victim", "ring_size=" + RING);
-        crEvd = victim.evd(64, EvdFlags.CR_FLAG);
-        recvEvd = victim.evd(1024, EvdFlags.DTO_FLAG);
-        reqEvd = victim.evd(1024, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
-        connEvd = victim.evd(64, EvdFlags.CONNECTION_FLAG);
-        victim.ia.pspCreate(QUAL, crEvd, PspFlags.CONSUMER_FLAG);
-        memory = victim.memory(ALL);
-        a = victim.lmr(memory.asSlice(A_AT, A_SIZE), MemPriv.ALL_FLAG);
-        b = victim.lmr(memory.asSlice(B_AT, B_SIZE), MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
-        jdatLog = Logger.getLogger("io.jdat");
-        jdatLog.addHandler(FuzzInput.warningsTo(FAILURES));
-        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> FAILURES.add(t.getName() + ": uncaught " + e));
+        v = new FuzzVictim(victim, A_SIZE, B_SIZE);
+        a = v.a;
+        b = v.b;
+        victim.ia.pspCreate(QUAL, v.crEvd, PspFlags.CONSUMER_FLAG);
     }
 
     @AfterAll
@@ -156,7 +135,7 @@ class ShmRingFuzzTest
             System.out.println("ShmRingFuzzTest: input threads resumed after " + Hostile.STRAY_INTERRUPTS.get()
                 + " interrupts no time box asked for");
         }
-        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+        v.close();
         victim.close();
         TestFiles.delete(dir);
     }
@@ -234,9 +213,9 @@ class ShmRingFuzzTest
         }
         final ByteBuffer in = ByteBuffer.wrap(input, 1, input.length - 1);
         final int options = input[0];
-        FAILURES.clear();
-        fill();
-        final Endpoint ep = victim.ia.epCreate(victim.pz, recvEvd, reqEvd, connEvd, null);
+        v.clear();
+        v.regionA().fill((byte) 0x11);
+        final Endpoint ep = victim.ia.epCreate(victim.pz, v.recvEvd, v.reqEvd, v.connEvd, null);
         HISTORY.put(ep, new StringBuilder().append("input ").append(++inputs).append(" (options ")
             .append(options).append(", ").append(input.length).append(" bytes): ").append(Arrays
             .toString(Arrays.copyOf(input, Math.min(input.length, 64)))));
@@ -255,7 +234,7 @@ class ShmRingFuzzTest
                     {
                         ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, READ_SINK, READ_SIZE)}, READ_COOKIE,
                             new RmrTriplet(0x5EED, 0x10000, READ_SIZE), CompletionFlags.DEFAULT_FLAG);
-                        posted.put(READ_COOKIE, reqEvd);
+                        posted.put(READ_COOKIE, v.reqEvd);
                     }
                     catch (final DatException e)
                     {
@@ -272,7 +251,7 @@ class ShmRingFuzzTest
                 }
                 // the peer is done: what it published is read, then the connection ends
                 h.file.markGone(true, ConnectionFile.GONE_CLOSED);
-                final DatEvent end = next(connEvd, "the end of the connection");
+                final DatEvent end = next(v.connEvd, "the end of the connection");
                 note(ep, "ended " + end.number() + " of " + (end.connection.epHandle == ep ? "itself" : "another"));
                 assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN)
                     || end.is(EventNumber.CONNECTION_EVENT_DISCONNECTED),
@@ -289,8 +268,8 @@ class ShmRingFuzzTest
             }
             ep.free();
         }
-        assertEquals(List.of(), FAILURES, "the provider logged or threw");
-        checkMemory();
+        assertEquals(List.of(), v.failures, "the provider logged or threw");
+        v.checkMemory();
         checkLeaks();
     }
 
@@ -298,34 +277,27 @@ class ShmRingFuzzTest
      * Ended connections give their files back: open file descriptors and mappings of files in
      * the provider's directory stay near their number after the first input.
      */
-    private static void checkLeaks() throws Exception
+    private static void checkLeaks()
     {
-        long[] now = resources();
         if (baseline == null)
         {
-            baseline = now;
+            baseline = new long[] {FuzzVictim.openFds(), mappings()};
             return;
         }
-        final long deadline = System.nanoTime() + 1_000_000_000L;
-        while ((now[0] > baseline[0] + SLACK || now[1] > baseline[1] + SLACK) && System.nanoTime() < deadline)
-        {
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
-            now = resources();
-        }
+        final long[] now = {FuzzVictim.settle(FuzzVictim::openFds, baseline[0] + SLACK),
+            FuzzVictim.settle(ShmRingFuzzTest::mappings, baseline[1] + SLACK)};
         assertTrue(now[0] <= baseline[0] + SLACK && now[1] <= baseline[1] + SLACK, "file descriptors " + now[0]
             + " and mappings of connection files " + now[1] + ", after the first input " + baseline[0] + " and "
             + baseline[1] + ": ended connections keep theirs");
     }
 
     /**
-     * Open file descriptors, and mappings of files under the provider's directory. Read with
-     * java.io, which an interrupt does not close (Jazzer interrupts the fuzzing thread when its
-     * time is up, and NIO channels would end the last input with ClosedByInterruptException).
+     * Mappings of files under the provider's directory. Read with java.io, which an interrupt does
+     * not close (Jazzer interrupts the fuzzing thread when its time is up, and NIO channels would
+     * end the last input with ClosedByInterruptException).
      */
-    private static long[] resources() throws Exception
+    private static long mappings()
     {
-        final String[] fdList = new java.io.File("/proc/self/fd").list();
-        final long fds = fdList == null ? 0 : fdList.length;
         final String where = dir.toString();
         long maps = 0;
         try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.FileReader("/proc/self/maps")))
@@ -339,7 +311,11 @@ class ShmRingFuzzTest
                 }
             }
         }
-        return new long[] {fds, maps};
+        catch (final java.io.IOException e)
+        {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return maps;
     }
 
     /** Overwrites request bytes of the file as the input says; returns them, or null. */
@@ -366,13 +342,13 @@ class ShmRingFuzzTest
     {
         final DatEvent cr = new DatEvent();
         final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (crEvd.dequeue(cr) != DatStatus.SUCCESS)
+        while (v.crEvd.dequeue(cr) != DatStatus.SUCCESS)
         {
             if (h.file.state() == ConnectionFile.REJECTED_NON_PEER)
             {
                 note(ep, "refused");
                 assertTrue(forged, "an unforged request was refused");
-                assertNoEvent(crEvd, "a request both refused and raised");
+                assertNoEvent(v.crEvd, "a request both refused and raised");
                 return false;
             }
             assertTrue(System.nanoTime() < deadline, "the request was neither raised nor refused within 5 s");
@@ -394,8 +370,8 @@ class ShmRingFuzzTest
         }
         ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, 0, RECV_SIZE)}, 1, CompletionFlags.DEFAULT_FLAG);
         ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, RECV_SIZE, RECV_SIZE)}, 2, CompletionFlags.DEFAULT_FLAG);
-        posted.put(1L, recvEvd);
-        posted.put(2L, recvEvd);
+        posted.put(1L, v.recvEvd);
+        posted.put(2L, v.recvEvd);
         cr.crArrival.crHandle.accept(ep, null);
         final long until = System.nanoTime() + 5_000_000_000L;
         while (h.file.state() == ConnectionFile.REQUESTED && System.nanoTime() < until)
@@ -406,13 +382,13 @@ class ShmRingFuzzTest
         {
             // the endpoint cannot serve what the request asked for
             assertEquals(ConnectionFile.REJECTED_NON_PEER, h.file.state(), "state after accept");
-            final DatEvent ev = next(connEvd, "the failed accept");
+            final DatEvent ev = next(v.connEvd, "the failed accept");
             note(ep, "accept failed: " + ev.number() + " of " + (ev.connection.epHandle == ep ? "itself" : "another"));
             assertTrue(ev.is(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR), ev.toString());
             return false;
         }
         h.establish();
-        final DatEvent up = next(connEvd, "ESTABLISHED");
+        final DatEvent up = next(v.connEvd, "ESTABLISHED");
         note(ep, "up: " + up.number());
         assertTrue(up.is(EventNumber.CONNECTION_EVENT_ESTABLISHED), up + (up.connection.epHandle == ep
             ? " of this input's endpoint" : " of an earlier input's endpoint " + up.connection.epHandle + ", "
@@ -574,22 +550,10 @@ class ShmRingFuzzTest
                 assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE), ev.toString());
             }
         }
-        assertNoEvent(recvEvd, "a receive completion nobody posted");
-        assertNoEvent(reqEvd, "a request completion nobody posted");
-        assertNoEvent(connEvd, "a connection event after the end");
-        assertNoEvent(crEvd, "a connection request nobody made");
-    }
-
-    private static void fill()
-    {
-        GuardedRegions.fillAllButA(memory, A_SIZE, B_SIZE);
-        memory.asSlice(A_AT, A_SIZE).fill((byte) 0x11);
-    }
-
-    /** Region A may have changed; nothing else may have. */
-    private static void checkMemory()
-    {
-        GuardedRegions.checkAllButA(memory, A_SIZE, B_SIZE);
+        assertNoEvent(v.recvEvd, "a receive completion nobody posted");
+        assertNoEvent(v.reqEvd, "a request completion nobody posted");
+        assertNoEvent(v.connEvd, "a connection event after the end");
+        assertNoEvent(v.crEvd, "a connection request nobody made");
     }
 
     private static DatEvent next(final EventDispatcher evd, final String what)

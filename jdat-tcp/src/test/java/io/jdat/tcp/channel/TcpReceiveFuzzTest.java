@@ -18,10 +18,8 @@ import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
@@ -38,6 +36,7 @@ import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.Mpa;
 import io.jdat.testkit.FuzzInput;
+import io.jdat.testkit.FuzzVictim;
 import io.jdat.testkit.GuardedRegions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -57,8 +56,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
@@ -108,9 +105,6 @@ class TcpReceiveFuzzTest
     /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 32768;
     private static final int B_SIZE = 4096;
-    private static final int A_AT = GuardedRegions.GUARD;
-    private static final int B_AT = GuardedRegions.bAt(A_SIZE);
-    private static final int ALL = GuardedRegions.size(A_SIZE, B_SIZE);
     private static final int RECV_SIZE = 256;
     private static final int READ_SINK = 1024;
     private static final int READ_SIZE = 256;
@@ -119,18 +113,11 @@ class TcpReceiveFuzzTest
     private static final byte[] HELLO = "fuzz".getBytes(StandardCharsets.US_ASCII);
 
     private static TcpNode node;
-    private static EventDispatcher crEvd;
-    private static EventDispatcher recvEvd;
-    private static EventDispatcher reqEvd;
-    private static EventDispatcher connEvd;
+    private static FuzzVictim v;
     private static PublicServicePoint psp;
-    private static MemorySegment memory;
     private static Lmr a;
     private static Lmr b;
     private static ServerSocket listener;
-    private static Logger jdatLog;
-    private static final List<String> FAILURES = new CopyOnWriteArrayList<>();
-    private static Thread.UncaughtExceptionHandler previousHandler;
     /** Open file descriptors after the first input (-1 before), and how many more may be open. */
     private static long baselineFds = -1;
     private static final int FD_SLACK = 64;
@@ -139,21 +126,12 @@ class TcpReceiveFuzzTest
     static void open() throws IOException
     {
         node = TcpNode.open("");
-        crEvd = node.evd(64, EvdFlags.CR_FLAG);
-        recvEvd = node.evd(1024, EvdFlags.DTO_FLAG);
-        reqEvd = node.evd(1024, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
-        connEvd = node.evd(64, EvdFlags.CONNECTION_FLAG);
-        psp = node.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-        memory = node.memory(ALL);
-        a = node.lmr(memory.asSlice(A_AT, A_SIZE), MemPriv.ALL_FLAG);
-        b = node.lmr(memory.asSlice(B_AT, B_SIZE), MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
+        v = new FuzzVictim(node, A_SIZE, B_SIZE);
+        a = v.a;
+        b = v.b;
+        psp = node.ia.pspCreateAny(v.crEvd, PspFlags.CONSUMER_FLAG);
         listener = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         listener.setSoTimeout(5000);
-        // an exception that a provider thread catches and logs, or that nobody catches, fails the input
-        jdatLog = Logger.getLogger("io.jdat");
-        jdatLog.addHandler(FuzzInput.warningsTo(FAILURES));
-        previousHandler = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> FAILURES.add(t.getName() + ": uncaught " + e));
     }
 
     @AfterAll
@@ -164,7 +142,7 @@ class TcpReceiveFuzzTest
             System.out.println("TcpReceiveFuzzTest: input threads resumed after " + STRAY_INTERRUPTS.get()
                 + " interrupts no time box asked for");
         }
-        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+        v.close();
         listener.close();
         node.close();
     }
@@ -262,9 +240,9 @@ class TcpReceiveFuzzTest
         final byte[] frame = Arrays.copyOfRange(input, 3, 3 + frameLength);
         final byte[] stream = Arrays.copyOfRange(input, 3 + frameLength, input.length);
 
-        FAILURES.clear();
-        fill();
-        final Endpoint ep = node.ia.epCreate(node.pz, recvEvd, reqEvd, connEvd, null);
+        v.clear();
+        Bytes.fill(v.regionA(), 0, A_SIZE, 11);
+        final Endpoint ep = node.ia.epCreate(node.pz, v.recvEvd, v.reqEvd, v.connEvd, null);
         final Run run = new Run(ep);
         try
         {
@@ -287,8 +265,8 @@ class TcpReceiveFuzzTest
             run.closeSocket();
             ep.free();
         }
-        assertEquals(List.of(), FAILURES, "jdat logged or threw");
-        checkMemory();
+        assertEquals(List.of(), v.failures, "jdat logged or threw");
+        v.checkMemory();
         checkDescriptors();
     }
 
@@ -296,29 +274,16 @@ class TcpReceiveFuzzTest
      * Ended connections give their sockets back: the open file descriptors stay near what they
      * were after the first input (released ones may take a moment).
      */
-    private static void checkDescriptors() throws Exception
+    private static void checkDescriptors()
     {
-        long open = openFds();
         if (baselineFds < 0)
         {
-            baselineFds = open;
+            baselineFds = FuzzVictim.openFds();
             return;
         }
-        final long deadline = System.nanoTime() + 1_000_000_000L;
-        while (open > baselineFds + FD_SLACK && System.nanoTime() < deadline)
-        {
-            // not Thread.sleep: Jazzer interrupts this thread when its time is up
-            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
-            open = openFds();
-        }
+        final long open = FuzzVictim.settle(FuzzVictim::openFds, baselineFds + FD_SLACK);
         assertTrue(open <= baselineFds + FD_SLACK, "file descriptors: " + open + " open, " + baselineFds
             + " after the first input: ended connections keep theirs");
-    }
-
-    private static long openFds() throws IOException
-    {
-        final String[] fds = new java.io.File("/proc/self/fd").list();
-        return fds == null ? 0 : fds.length;
     }
 
     /** One connection attempt and what came of it. */
@@ -352,7 +317,7 @@ class TcpReceiveFuzzTest
             if (r.status() == Mpa.Status.FRAME && !refusedRtr)
             {
                 // a complete, acceptable Request: the consumer hears of it
-                final DatEvent cr = next(crEvd, "a connection request for " + r.frame());
+                final DatEvent cr = next(v.crEvd, "a connection request for " + r.frame());
                 assertTrue(cr.is(EventNumber.CONNECTION_REQUEST_EVENT), cr.toString());
                 request = r.frame();
                 if (reject)
@@ -373,7 +338,7 @@ class TcpReceiveFuzzTest
                 {
                     // the endpoint cannot serve the RDMA Reads the initiator asked for: the
                     // connection is reset, and the consumer's accept fails
-                    final DatEvent ev = next(connEvd, "the failed accept");
+                    final DatEvent ev = next(v.connEvd, "the failed accept");
                     assertTrue(ev.is(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR), ev.toString());
                     socket.close();
                     socket = null;
@@ -409,14 +374,14 @@ class TcpReceiveFuzzTest
                     assertEquals(Mpa.Status.FRAME, answer.status(), "jdat's refusal of " + r.status());
                     assertTrue(answer.frame().reject(), answer.frame().toString());
                 }
-                assertNoEvent(crEvd, "no connection request for a Request that is " + r.status());
+                assertNoEvent(v.crEvd, "no connection request for a Request that is " + r.status());
             }
             else
             {
                 // bytes behind the Request: refused, or seen after the request was raised and the
                 // request withdrawn; either way the consumer cannot accept it
                 final DatEvent late = new DatEvent();
-                if (crEvd.dequeue(late) == DatStatus.SUCCESS)
+                if (v.crEvd.dequeue(late) == DatStatus.SUCCESS)
                 {
                     late.crArrival.crHandle.reject();
                 }
@@ -459,7 +424,7 @@ class TcpReceiveFuzzTest
             {
                 expected = EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED;
             }
-            final DatEvent ev = next(connEvd, "the outcome of the Reply " + r.status());
+            final DatEvent ev = next(v.connEvd, "the outcome of the Reply " + r.status());
             assertTrue(ev.is(expected), "expected " + expected + " for " + r.status() + " " + r.frame() + ", got "
                 + ev);
             if (ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
@@ -478,7 +443,7 @@ class TcpReceiveFuzzTest
 
         private void expectEstablished()
         {
-            final DatEvent ev = next(connEvd, "ESTABLISHED after the Reply");
+            final DatEvent ev = next(v.connEvd, "ESTABLISHED after the Reply");
             assertTrue(ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED), ev.toString());
             established = true;
         }
@@ -487,7 +452,7 @@ class TcpReceiveFuzzTest
         {
             final long at = (cookie - 1) * size;
             ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, at, size)}, cookie, CompletionFlags.DEFAULT_FLAG);
-            posted.put(cookie, recvEvd);
+            posted.put(cookie, v.recvEvd);
         }
 
         /** Writes the stream, closes the peer's side, and reads everything jdat sent until it closed. */
@@ -500,7 +465,7 @@ class TcpReceiveFuzzTest
                 {
                     ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, READ_SINK, READ_SIZE)}, READ_COOKIE,
                         new RmrTriplet(0x5EED, 0x10000, READ_SIZE), CompletionFlags.DEFAULT_FLAG);
-                    posted.put(READ_COOKIE, reqEvd);
+                    posted.put(READ_COOKIE, v.reqEvd);
                 }
                 catch (final DatException e)
                 {
@@ -544,11 +509,11 @@ class TcpReceiveFuzzTest
             socket = null;
 
             // the connection ends: after a Terminate it is broken
-            DatEvent ev = next(connEvd, "the end of the connection");
+            DatEvent ev = next(v.connEvd, "the end of the connection");
             if (!established && ev.is(EventNumber.CONNECTION_EVENT_ESTABLISHED))
             {
                 established = true;
-                ev = next(connEvd, "the end of the connection");
+                ev = next(v.connEvd, "the end of the connection");
             }
             if (established)
             {
@@ -587,10 +552,10 @@ class TcpReceiveFuzzTest
                         ev.toString());
                 }
             }
-            assertNoEvent(recvEvd, "a receive completion nobody posted");
-            assertNoEvent(reqEvd, "a request completion nobody posted");
-            assertNoEvent(connEvd, "a connection event after the end");
-            assertNoEvent(crEvd, "a connection request nobody made");
+            assertNoEvent(v.recvEvd, "a receive completion nobody posted");
+            assertNoEvent(v.reqEvd, "a request completion nobody posted");
+            assertNoEvent(v.connEvd, "a connection event after the end");
+            assertNoEvent(v.crEvd, "a connection request nobody made");
         }
 
         /** jdat's MPA frame, or null if it closed or reset the connection before sending one. */
@@ -751,18 +716,6 @@ class TcpReceiveFuzzTest
                 // the raw value
             }
         }
-    }
-
-    private static void fill()
-    {
-        GuardedRegions.fillAllButA(memory, A_SIZE, B_SIZE);
-        Bytes.fill(memory, A_AT, A_SIZE, 11);
-    }
-
-    /** Region A may have changed; nothing else may have. */
-    private static void checkMemory()
-    {
-        GuardedRegions.checkAllButA(memory, A_SIZE, B_SIZE);
     }
 
     /**

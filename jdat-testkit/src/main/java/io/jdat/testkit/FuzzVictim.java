@@ -1,0 +1,108 @@
+package io.jdat.testkit;
+
+import io.jdat.EventDispatcher;
+import io.jdat.EvdFlags;
+import io.jdat.Lmr;
+import io.jdat.MemPriv;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.logging.Handler;
+import java.util.logging.Logger;
+
+/**
+ * The consumer's side of a fuzz target that plays a hostile peer: the IA's connection request,
+ * receive, request and connection EVDs, the {@link GuardedRegions} memory with region A
+ * registered with every right and region B with local rights only, and the findings that reach
+ * no assertion on their own: jdat's warnings and uncaught exceptions. Closing stops collecting
+ * them.
+ */
+public final class FuzzVictim implements AutoCloseable
+{
+    public final EventDispatcher crEvd;
+    public final EventDispatcher recvEvd;
+    public final EventDispatcher reqEvd;
+    public final EventDispatcher connEvd;
+    public final MemorySegment memory;
+    /** Region A, registered with remote rights. */
+    public final Lmr a;
+    /** Region B, registered with local rights only. */
+    public final Lmr b;
+    /** What jdat logged at WARNING or above, and what no thread caught, since the last {@link #clear}. */
+    public final List<String> failures = new CopyOnWriteArrayList<>();
+    private final int aSize;
+    private final int bSize;
+    private final Logger log = Logger.getLogger("io.jdat");
+    private final Handler handler = FuzzInput.warningsTo(failures);
+    private final Thread.UncaughtExceptionHandler previousHandler = Thread.getDefaultUncaughtExceptionHandler();
+
+    /** Makes the EVDs and registers regions A and B of {@code node}'s memory. */
+    public FuzzVictim(final ProviderNode node, final int aSize, final int bSize)
+    {
+        this.aSize = aSize;
+        this.bSize = bSize;
+        crEvd = node.evd(64, EvdFlags.CR_FLAG);
+        recvEvd = node.evd(1024, EvdFlags.DTO_FLAG);
+        reqEvd = node.evd(1024, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
+        connEvd = node.evd(64, EvdFlags.CONNECTION_FLAG);
+        memory = node.memory(GuardedRegions.size(aSize, bSize));
+        a = node.lmr(regionA(), MemPriv.ALL_FLAG);
+        b = node.lmr(memory.asSlice(GuardedRegions.bAt(aSize), bSize),
+            MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
+        // an exception that a provider thread catches and logs, or that nobody catches, fails the input
+        log.addHandler(handler);
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> failures.add(t.getName() + ": uncaught " + e));
+    }
+
+    /** Region A's bytes, the caller's to fill before an input. */
+    public MemorySegment regionA()
+    {
+        return memory.asSlice(GuardedRegions.GUARD, aSize);
+    }
+
+    /** Before an input: no findings yet, guards and region B filled. */
+    public void clear()
+    {
+        failures.clear();
+        GuardedRegions.fillAllButA(memory, aSize, bSize);
+    }
+
+    /** After an input: region A may have changed; nothing else may have. */
+    public void checkMemory()
+    {
+        GuardedRegions.checkAllButA(memory, aSize, bSize);
+    }
+
+    /** How many file descriptors this process has open (read with java.io, which an interrupt does not close). */
+    public static long openFds()
+    {
+        final String[] fds = new java.io.File("/proc/self/fd").list();
+        return fds == null ? 0 : fds.length;
+    }
+
+    /**
+     * Waits up to a second for {@code count} to come down to at most {@code limit} (ended
+     * connections give their resources back with a delay) and returns what it counts then. Not
+     * Thread.sleep: Jazzer interrupts the fuzzing thread when its time is up.
+     */
+    public static long settle(final LongSupplier count, final long limit)
+    {
+        long now = count.getAsLong();
+        final long deadline = System.nanoTime() + 1_000_000_000L;
+        while (now > limit && System.nanoTime() < deadline)
+        {
+            LockSupport.parkNanos(5_000_000);
+            now = count.getAsLong();
+        }
+        return now;
+    }
+
+    @Override
+    public void close()
+    {
+        Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+        log.removeHandler(handler);
+    }
+}
