@@ -2,11 +2,11 @@ package io.jdat.tools.dapltest;
 
 import io.jdat.tools.Jdat;
 import io.jdat.tools.ProviderOption;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Completion;
-import io.jdat.tools.dat.ControlChannel;
-import io.jdat.tools.dat.HostPort;
-import io.jdat.tools.dat.Node;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
+import io.jdat.tools.kit.ControlChannel;
+import io.jdat.tools.kit.HostPort;
+import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Completion;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

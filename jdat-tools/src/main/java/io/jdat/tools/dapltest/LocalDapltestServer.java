@@ -1,6 +1,6 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.tools.dat.HostPort;
+import io.jdat.tools.kit.HostPort;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;

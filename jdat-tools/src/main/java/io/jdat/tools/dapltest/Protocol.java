@@ -7,14 +7,14 @@ import io.jdat.DatEvent;
 import io.jdat.DatStatus;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
-import io.jdat.tools.dat.CheckFailed;
+import io.jdat.tools.kit.CheckFailed;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
  * The wire conventions of {@code jdat test}, carried by DAT itself: the private data of
  * connection requests, and text messages on a control connection (see
- * {@link io.jdat.tools.dat.ControlChannel}).
+ * {@link io.jdat.tools.kit.ControlChannel}).
  *
  * <pre>
  *   client                                   server (PSP on the base port)

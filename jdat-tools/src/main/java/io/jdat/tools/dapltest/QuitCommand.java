@@ -25,7 +25,7 @@ public final class QuitCommand implements Callable<Integer>
         final PrintWriter out = cl.getOut();
         return client.withServer(out, cl.getErr(), "quit", (node, ctrl, server) ->
         {
-            ctrl.call(io.jdat.tools.dat.Message.of("QUIT").build()).expect("BYE");
+            ctrl.call(io.jdat.tools.kit.Message.of("QUIT").build()).expect("BYE");
             out.println("jdat test quit: server " + server + " said BYE");
             return 0;
         });

@@ -2,10 +2,10 @@ package io.jdat.tools.dapltest;
 
 import io.jdat.DatException;
 import io.jdat.tools.Jdat;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Completion;
-import io.jdat.tools.dat.HostPort;
-import io.jdat.tools.dat.Node;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
+import io.jdat.tools.kit.HostPort;
+import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

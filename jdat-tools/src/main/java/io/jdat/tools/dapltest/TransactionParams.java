@@ -1,7 +1,7 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.tools.dat.Completion;
-import io.jdat.tools.dat.Message;
+import io.jdat.tools.kit.Completion;
+import io.jdat.tools.kit.Message;
 import java.util.ArrayList;
 import java.util.List;
 

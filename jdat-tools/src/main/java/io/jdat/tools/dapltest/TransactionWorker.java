@@ -1,7 +1,7 @@
 package io.jdat.tools.dapltest;
 
 import io.jdat.CompletionFlags;
-import io.jdat.tools.dat.Pattern;
+import io.jdat.tools.kit.Pattern;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +43,7 @@ final class TransactionWorker
         return ((iter * 1_000_003L + k) * 1_009L + ep.thread) * 1_013L + ep.index;
     }
 
-    /** Runs the test; a failed check throws {@link io.jdat.tools.dat.CheckFailed}. */
+    /** Runs the test; a failed check throws {@link io.jdat.tools.kit.CheckFailed}. */
     void run()
     {
         final List<TestOp> ops = eps.getFirst().ops;

@@ -1,6 +1,6 @@
 package io.jdat.tools.dtest;
 
-import io.jdat.tools.dat.CheckFailed;
+import io.jdat.tools.kit.CheckFailed;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

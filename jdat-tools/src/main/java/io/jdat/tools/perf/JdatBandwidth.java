@@ -8,8 +8,8 @@ import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Link;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Link;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 

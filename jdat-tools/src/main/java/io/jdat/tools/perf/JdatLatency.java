@@ -3,7 +3,7 @@ package io.jdat.tools.perf;
 import io.jdat.CompletionFlags;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
-import io.jdat.tools.dat.CheckFailed;
+import io.jdat.tools.kit.CheckFailed;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;

@@ -2,8 +2,8 @@ package io.jdat.tools.perf;
 
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
-import io.jdat.tools.dat.Message;
-import io.jdat.tools.dat.Pattern;
+import io.jdat.tools.kit.Message;
+import io.jdat.tools.kit.Pattern;
 import io.jdat.tools.perf.baseline.Baseline;
 import io.jdat.tools.perf.baseline.Harness;
 import java.util.ArrayList;

@@ -3,9 +3,9 @@ package io.jdat.tools.perf;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
 import io.jdat.tools.Jdat;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Message;
-import io.jdat.tools.dat.Pattern;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Message;
+import io.jdat.tools.kit.Pattern;
 import io.jdat.tools.perf.baseline.Baseline;
 import io.jdat.tools.perf.baseline.Baselines;
 import io.jdat.tools.perf.baseline.Harness;
@@ -36,7 +36,7 @@ final class PerfServer
                 case "BYE" ->
                 {
                     side.ctrl.send("BYE");
-                    for (final var link : new io.jdat.tools.dat.Link[] {side.fwd, side.rev, side.ctrl.link})
+                    for (final var link : new io.jdat.tools.kit.Link[] {side.fwd, side.rev, side.ctrl.link})
                     {
                         link.awaitDisconnected();
                     }

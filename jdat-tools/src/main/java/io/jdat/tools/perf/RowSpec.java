@@ -1,6 +1,6 @@
 package io.jdat.tools.perf;
 
-import io.jdat.tools.dat.Message;
+import io.jdat.tools.kit.Message;
 
 /**
  * One measurement: an operation, latency or bandwidth, a message size and counts. The client

@@ -3,8 +3,8 @@ package io.jdat.tools.rping;
 import io.jdat.IaAddress;
 import io.jdat.Lmr;
 import io.jdat.MemPriv;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Node;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 
 /**

@@ -11,10 +11,10 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.RmrTriplet;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Completion;
-import io.jdat.tools.dat.Link;
-import io.jdat.tools.dat.Node;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
+import io.jdat.tools.kit.Link;
+import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 
 /**

@@ -10,8 +10,8 @@ import io.jdat.Lmr;
 import io.jdat.MemPriv;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Node;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 import java.lang.foreign.ValueLayout;
 

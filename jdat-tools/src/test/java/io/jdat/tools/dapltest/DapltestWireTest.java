@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Completion;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

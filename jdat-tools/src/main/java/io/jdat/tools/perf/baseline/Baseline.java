@@ -1,7 +1,7 @@
 package io.jdat.tools.perf.baseline;
 
 import io.jdat.IaAddress;
-import io.jdat.tools.dat.Message;
+import io.jdat.tools.kit.Message;
 import io.jdat.tools.perf.RowSpec;
 import java.lang.foreign.MemorySegment;
 

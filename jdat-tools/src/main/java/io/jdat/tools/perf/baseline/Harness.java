@@ -1,6 +1,6 @@
 package io.jdat.tools.perf.baseline;
 
-import io.jdat.tools.dat.CheckFailed;
+import io.jdat.tools.kit.CheckFailed;
 import io.jdat.tools.perf.Op;
 import io.jdat.tools.perf.RowSpec;
 import java.lang.foreign.MemorySegment;

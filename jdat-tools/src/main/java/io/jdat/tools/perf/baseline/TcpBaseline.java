@@ -1,8 +1,8 @@
 package io.jdat.tools.perf.baseline;
 
 import io.jdat.IaAddress;
-import io.jdat.tools.dat.CheckFailed;
-import io.jdat.tools.dat.Message;
+import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Message;
 import io.jdat.tools.perf.RowSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.jdat.tools.dat;
+package io.jdat.tools.kit;
 
 import io.jdat.CloseFlags;
 import io.jdat.Cno;

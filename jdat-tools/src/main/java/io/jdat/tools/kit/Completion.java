@@ -1,4 +1,4 @@
-package io.jdat.tools.dat;
+package io.jdat.tools.kit;
 
 /**
  * How a tool waits for completions (dapltest's {@code -P} and {@code -Q}, dtest's {@code -p}

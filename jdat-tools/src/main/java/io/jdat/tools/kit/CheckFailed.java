@@ -1,4 +1,4 @@
-package io.jdat.tools.dat;
+package io.jdat.tools.kit;
 
 /**
  * A check of a tool failed: a completion with the wrong status, cookie, length or endpoint, data

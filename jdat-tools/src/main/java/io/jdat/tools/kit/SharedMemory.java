@@ -1,4 +1,4 @@
-package io.jdat.tools.dat;
+package io.jdat.tools.kit;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
