@@ -19,8 +19,8 @@ import io.jdat.IaAttr;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
-import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
+import io.jdat.testkit.StoppedReader;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -87,16 +87,16 @@ class ShmStoppedReaderTest
             peer.establish();
             next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
 
-            final long heapBefore = heapAfterGc();
+            final long heapBefore = StoppedReader.heapAfterGc();
             // Sends and Writes alternately, 32 x 4 KiB: the 64 KiB ring takes about half
             final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
             long posted = 0;
             for (; posted < QUEUE; posted++)
             {
-                post(ep, iov, posted);
+                StoppedReader.post(ep, iov, posted);
             }
             final long cookie = posted;
-            final DatException full = assertThrows(DatException.class, () -> post(ep, iov, cookie));
+            final DatException full = assertThrows(DatException.class, () -> StoppedReader.post(ep, iov, cookie));
             assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, full.type(), full.toString());
 
             // the peer reads three records, delivering them as the provider does, then stops
@@ -116,21 +116,20 @@ class ShmStoppedReaderTest
                 peer.rx.consume(SpscRing.aligned(length));
             }
             final long stoppedAt = System.nanoTime();
-            final long heapDuring = heapAfterGc();
+            final long heapDuring = StoppedReader.heapAfterGc();
             // while the stopped reader holds the queue, an honest peer on the same IA
-            final CompletableFuture<Long> honest = CompletableFuture.supplyAsync(this::honestExchange,
-                task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
+            final CompletableFuture<Long> honest = StoppedReader.meanwhile(this::honestExchange);
             // what it consumed completes, and the queue refills to its bound, never beyond
             for (int i = 0; i < CONSUMED; i++)
             {
                 final DatEvent ev = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
                 assertEquals(i, ev.dto.userCookie);
                 assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
-                post(ep, iov, posted++);
+                StoppedReader.post(ep, iov, posted++);
             }
             final long more = posted;
             assertEquals(DatReturnType.INSUFFICIENT_RESOURCES,
-                assertThrows(DatException.class, () -> post(ep, iov, more)).type());
+                assertThrows(DatException.class, () -> StoppedReader.post(ep, iov, more)).type());
 
             final DatEvent end = next(ep.conn());
             final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
@@ -155,13 +154,10 @@ class ShmStoppedReaderTest
             final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
             assertFalse(peer.rx.beginDelivery(SpscRing.aligned(length)), "a flushed record could still be delivered");
             final long honestMs = honest.get(30, TimeUnit.SECONDS);
-            final long heapAfter = heapAfterGc();
-            // the queue's messages are the consumer's registered memory, never copied to the heap
-            assertTrue(heapDuring < heapBefore + (8 << 20), "heap after GC " + heapBefore + " before, " + heapDuring
-                + " with the queue full");
-            System.out.println("ShmStoppedReaderTest: broken " + ms + " ms after the peer stopped; an honest connect "
-                + "and Send on the same IA took " + honestMs + " ms meanwhile; heap after GC " + (heapBefore >> 10)
-                + " / " + (heapDuring >> 10) + " / " + (heapAfter >> 10) + " KiB");
+            final long heapAfter = StoppedReader.heapAfterGc();
+            StoppedReader.assertNotCopied(heapBefore, heapDuring);
+            System.out.println("ShmStoppedReaderTest: " + StoppedReader.summary("the peer stopped", ms, honestMs,
+                heapBefore, heapDuring, heapAfter));
         }
     }
 
@@ -180,25 +176,6 @@ class ShmStoppedReaderTest
             final DatEvent r = next(pair[1].recv(), EventNumber.DTO_COMPLETION_EVENT);
             assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        }
-    }
-
-    private static long heapAfterGc()
-    {
-        System.gc();
-        final Runtime r = Runtime.getRuntime();
-        return r.totalMemory() - r.freeMemory();
-    }
-
-    private static void post(final ShmNode.Ep ep, final LmrTriplet[] iov, final long cookie)
-    {
-        if (cookie % 2 == 0)
-        {
-            ep.ep().postSend(1, iov, cookie, 0);
-        }
-        else
-        {
-            ep.ep().postRdmaWrite(1, iov, cookie, new RmrTriplet(0x1234, 0, SIZE), 0);
         }
     }
 }

@@ -19,8 +19,8 @@ import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
-import io.jdat.RmrTriplet;
 import io.jdat.tcp.Mpa;
+import io.jdat.testkit.StoppedReader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -65,7 +65,7 @@ class TcpStoppedReaderTest
 
                 final LmrTriplet[] iov = {LmrTriplet.of(mem, 0, SIZE)};
                 final DatEvent ev = new DatEvent();
-                final long heapBefore = heapAfterGc();
+                final long heapBefore = StoppedReader.heapAfterGc();
                 long heapDuring = 0;
                 long posted = 0;
                 long done = 0;
@@ -85,7 +85,7 @@ class TcpStoppedReaderTest
                     {
                         try
                         {
-                            post(ep, iov, posted);
+                            StoppedReader.post(ep, iov, posted);
                         }
                         catch (final DatException e)
                         {
@@ -98,10 +98,9 @@ class TcpStoppedReaderTest
                     }
                     if (refusedFull && honest == null)
                     {
-                        heapDuring = heapAfterGc();
+                        heapDuring = StoppedReader.heapAfterGc();
                         // while the stopped reader holds the queue, an honest peer on the same IA
-                        honest = CompletableFuture.supplyAsync(() -> honestExchange(node),
-                            task -> Thread.ofPlatform().daemon().name("test-honest").start(task));
+                        honest = StoppedReader.meanwhile(() -> honestExchange(node));
                     }
                     final DatStatus s = ep.req().wait(LIVENESS_MS * 3 * 1000, 1, ev, new DatCount());
                     assertEquals(DatStatus.SUCCESS, s, "a posted DTO never completed");
@@ -139,14 +138,11 @@ class TcpStoppedReaderTest
                 assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
                 assertEquals(901, recv.dto.userCookie);
                 final long honestMs = honest.get(30, TimeUnit.SECONDS);
-                final long heapAfter = heapAfterGc();
-                // the queue's messages are the consumer's registered memory, never copied to the heap
-                // (64 of 256 KiB would be 16 MiB)
-                assertTrue(heapDuring < heapBefore + (8 << 20), "heap after GC " + heapBefore + " before, "
-                    + heapDuring + " with the queue full");
-                System.out.println("TcpStoppedReaderTest: broken " + ms + " ms after the last completion; an honest "
-                    + "connect and Send on the same IA took " + honestMs + " ms meanwhile; heap after GC "
-                    + (heapBefore >> 10) + " / " + (heapDuring >> 10) + " / " + (heapAfter >> 10) + " KiB");
+                final long heapAfter = StoppedReader.heapAfterGc();
+                // 64 of 256 KiB copied would be 16 MiB
+                StoppedReader.assertNotCopied(heapBefore, heapDuring);
+                System.out.println("TcpStoppedReaderTest: " + StoppedReader.summary("the last completion", ms,
+                    honestMs, heapBefore, heapDuring, heapAfter));
             }
         }
     }
@@ -173,25 +169,6 @@ class TcpStoppedReaderTest
             final DatEvent r = next(server.recv(), EventNumber.DTO_COMPLETION_EVENT);
             assertEquals(DtoStatus.SUCCESS, r.dto.status, r.toString());
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        }
-    }
-
-    private static long heapAfterGc()
-    {
-        System.gc();
-        final Runtime r = Runtime.getRuntime();
-        return r.totalMemory() - r.freeMemory();
-    }
-
-    private static void post(final TcpNode.Ep ep, final LmrTriplet[] iov, final long cookie)
-    {
-        if (cookie % 2 == 0)
-        {
-            ep.ep().postSend(1, iov, cookie, 0);
-        }
-        else
-        {
-            ep.ep().postRdmaWrite(1, iov, cookie, new RmrTriplet(0x1234, 0, SIZE), 0);
         }
     }
 }
