@@ -91,7 +91,7 @@ final class DapltestClient
         one[0].set(buf, 2L * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
         ctrl.ep.postRecv(1, one, CTRL_COOKIE, CompletionFlags.DEFAULT_FLAG);
         ctrl.connect(address, port, null);
-        DapltestWire.clientInfo(m, DapltestWire.TRANSACTION_TEST, p.threads() * p.eps()); // as dapltest counts
+        DapltestWire.clientInfo(m, DapltestWire.TestType.TRANSACTION, p.threads() * p.eps()); // as dapltest counts
         DapltestWire.transactionCmd(m.asSlice(DapltestWire.CONTROL_SIZE), serverName, p, port, node.iaName);
         for (int i = 0; i < 2; i++)
         {

@@ -155,7 +155,7 @@ final class DapltestPerformanceClient
             final LmrTriplet[] one = {LmrTriplet.of(buf, 2L * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE)};
             ctrl.ep.postRecv(1, one, CTRL_COOKIE, CompletionFlags.DEFAULT_FLAG);
             ctrl.connect(address, port, null);
-            DapltestWire.clientInfo(m, DapltestWire.PERFORMANCE_TEST, 1);
+            DapltestWire.clientInfo(m, DapltestWire.TestType.PERFORMANCE, 1);
             DapltestWire.performanceCmd(m.asSlice(DapltestWire.CONTROL_SIZE), address.toString(), node.iaName, cmd);
             for (int i = 0; i < 2; i++)
             {

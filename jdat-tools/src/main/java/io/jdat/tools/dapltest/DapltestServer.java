@@ -122,7 +122,7 @@ final class DapltestServer
             final MemorySegment cmd = m.asSlice(DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
             switch (info.testType())
             {
-                case DapltestWire.TRANSACTION_TEST ->
+                case TRANSACTION ->
                 {
                     final TransactionParams p = DapltestWire.transaction(cmd, cmdLength);
                     // an RSP is a PSP on the wire: the client's -r is served with PSPs
@@ -134,7 +134,7 @@ final class DapltestServer
                     answer(first);
                     transaction(p, first, psps, crEvds);
                 }
-                case DapltestWire.PERFORMANCE_TEST ->
+                case PERFORMANCE ->
                 {
                     final DapltestWire.PerformanceCmd p = DapltestWire.performance(cmd, cmdLength);
                     host.log(name + ": dapltest performance, client " + p.type() + " of " + p.segs() + " x "
@@ -144,16 +144,17 @@ final class DapltestServer
                     answer(first);
                     performance(p, psps.getFirst(), crEvds.getFirst());
                 }
-                case DapltestWire.QUIT_TEST ->
+                case QUIT ->
                 {
                     host.log(name + ": dapltest quit");
                     host.quit();
                     answer(host.ports(0));
                 }
-                default ->
+                case LIMIT, FFT ->
                 {
                     // as dapltest: a limit test is the client's alone, an FFT test is not served
-                    host.log(name + ": dapltest test type " + info.testType() + " is not served here");
+                    host.log(name + ": dapltest test type " + info.testType() + " (" + info.testType().wire
+                        + ") is not served here");
                     answer(host.ports(0));
                 }
             }

@@ -34,14 +34,6 @@ final class DapltestWire
     static final int SYNC_SIZE = 64;
     /** The private data of every test connection (30 bytes, no NUL). */
     static final String TEST_EP_PRIVATE_DATA = "DAPL and RDMA rule! Test 4321.";
-    /** {@code Client_Info.test_type} of a transaction test. */
-    static final int TRANSACTION_TEST = 1;
-    /** {@code Client_Info.test_type} of a performance test. */
-    static final int PERFORMANCE_TEST = 2;
-    /** {@code Client_Info.test_type} of a limit test (client side only). */
-    static final int LIMIT_TEST = 3;
-    /** {@code Client_Info.test_type} that stops the server. */
-    static final int QUIT_TEST = 4;
     /** A performance test's one remote memory entry, its sync message. */
     static final int PERF_SYNC_SIZE = RMI_ENTRY;
     /** Most bytes one op of a served test may move. */
@@ -59,13 +51,42 @@ final class DapltestWire
     {
     }
 
+    /** {@code Client_Info.test_type}: the test a client asks the server for. */
+    enum TestType
+    {
+        TRANSACTION(1),
+        PERFORMANCE(2),
+        /** The client's alone: dapltest's server does not serve it. */
+        LIMIT(3),
+        /** Stops the server. */
+        QUIT(4),
+        /** The client's alone, as a limit test. */
+        FFT(5);
+
+        private static final TestType[] BY_WIRE = values();
+
+        /** The value on the wire. */
+        final int wire;
+
+        TestType(final int wire)
+        {
+            this.wire = wire;
+        }
+
+        /** The type of a wire value, or null when dapltest has none of that value. */
+        static TestType of(final int wire)
+        {
+            return wire >= 1 && wire <= BY_WIRE.length ? BY_WIRE[wire - 1] : null;
+        }
+    }
+
     /** {@code Client_Info}: version, little-endian flag, test type, total threads. */
-    static void clientInfo(final MemorySegment at, final int testType, final int totalThreads)
+    static void clientInfo(final MemorySegment at, final TestType testType, final int totalThreads)
     {
         at.asSlice(0, CONTROL_SIZE).fill((byte) 0);
         at.set(U32, 0, VERSION);
         at.set(U32, 4, 1);
-        at.set(U32, 8, testType);
+        at.set(U32, 8, testType.wire);
         at.set(U32, 12, totalThreads);
     }
 
@@ -120,12 +141,13 @@ final class DapltestWire
             throw new CheckFailed("the client's Client_Info is " + received + " bytes, dapltest's is " + CONTROL_SIZE);
         }
         checkHeader(at, "Client_Info");
-        final int type = at.get(U32, 8);
+        final int wire = at.get(U32, 8);
         final int threads = at.get(U32, 12);
-        if (type < TRANSACTION_TEST || type > 5)
+        final TestType type = TestType.of(wire);
+        if (type == null)
         {
-            throw new CheckFailed("the client's Client_Info names test type " + Integer.toUnsignedString(type)
-                + ", dapltest's are 1 to 5");
+            throw new CheckFailed("the client's Client_Info names test type " + Integer.toUnsignedString(wire)
+                + ", dapltest's are 1 to " + TestType.values().length);
         }
         return new ClientInfo(type, threads);
     }
@@ -134,7 +156,7 @@ final class DapltestWire
      * What a {@code Client_Info} says: the test type and the total number of threads (dapltest
      * counts threads x endpoints for a transaction test, 0 for a quit; the commands say what runs).
      */
-    record ClientInfo(int testType, int totalThreads)
+    record ClientInfo(TestType testType, int totalThreads)
     {
     }
 

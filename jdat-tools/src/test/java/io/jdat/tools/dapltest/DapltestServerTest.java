@@ -136,7 +136,7 @@ class DapltestServerTest
      * {@code command}; returns the server's {@code Server_Info} first port, or -1 when the
      * server closed the connection instead.
      */
-    private long ask(final Link ctrl, final int testType, final int threads, final int infoLength,
+    private long ask(final Link ctrl, final DapltestWire.TestType testType, final int threads, final int infoLength,
         final Consumer<MemorySegment> command)
     {
         final Lmr buf = client.register(3L * DapltestWire.CONTROL_SIZE, MemPriv.LOCAL_READ_FLAG
@@ -164,7 +164,8 @@ class DapltestServerTest
     private void quit() throws InterruptedException
     {
         final Link ctrl = control();
-        ask(ctrl, DapltestWire.QUIT_TEST, 1, DapltestWire.CONTROL_SIZE, m -> DapltestWire.clientInfo(m, 4, 1));
+        ask(ctrl, DapltestWire.TestType.QUIT, 1, DapltestWire.CONTROL_SIZE,
+            m -> DapltestWire.clientInfo(m, DapltestWire.TestType.QUIT, 1));
         ctrl.awaitDisconnected();
         serving.join(TIMEOUT / 1000);
         assertFalse(serving.isAlive(), "the server still serves after a quit:\n" + log());
@@ -182,7 +183,7 @@ class DapltestServerTest
     {
         final Link ctrl = control();
         final DapltestWire.PerformanceCmd cmd = new DapltestWire.PerformanceCmd(TestOp.Type.RW, 1024, 4, 50, 8, false);
-        final long first = ask(ctrl, DapltestWire.PERFORMANCE_TEST, 1, DapltestWire.CONTROL_SIZE,
+        final long first = ask(ctrl, DapltestWire.TestType.PERFORMANCE, 1, DapltestWire.CONTROL_SIZE,
             m -> DapltestWire.performanceCmd(m, "loopback", "loopback", cmd));
         ctrl.awaitDisconnected();
         assertEquals(server.port() + 1, first);
@@ -220,7 +221,7 @@ class DapltestServerTest
     void aShortClientInfoEndsTheSessionWithItsSizeAndTheServerServesOn() throws InterruptedException
     {
         final Link ctrl = control();
-        assertEquals(-1, ask(ctrl, DapltestWire.TRANSACTION_TEST, 1, 100, m ->
+        assertEquals(-1, ask(ctrl, DapltestWire.TestType.TRANSACTION, 1, 100, m ->
         {
         }));
         assertTrue(logged("FAILED: the client's Client_Info is 100 bytes, dapltest's is 8192"), log());
@@ -233,21 +234,21 @@ class DapltestServerTest
         final Link ctrl = control();
         final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "64", "server", "SR", "64"));
         final TransactionParams p = new TransactionParams(1, 1, 1, false, Completion.WAIT, false, ops, false);
-        assertEquals(-1, ask(ctrl, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE, m ->
+        assertEquals(-1, ask(ctrl, DapltestWire.TestType.TRANSACTION, 1, DapltestWire.CONTROL_SIZE, m ->
         {
             DapltestWire.transactionCmd(m, "x", p, 62000, "y");
             m.set(U32, 564, 101);
         }));
         assertTrue(logged("FAILED: the client's Transaction_Cmd has 101 ops, dapltest's limit is 100"), log());
         final Link again = control();
-        assertEquals(-1, ask(again, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE, m ->
+        assertEquals(-1, ask(again, DapltestWire.TestType.TRANSACTION, 1, DapltestWire.CONTROL_SIZE, m ->
         {
             DapltestWire.transactionCmd(m, "x", p, 62000, "y");
             m.set(U32, 568 + 12, 1 << 30);
         }));
         assertTrue(logged("op 0 is {server_initiated 0, transfer_type 2, num_segs 1, seg_size 1073741824}"), log());
         final Link third = control();
-        assertEquals(-1, ask(third, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE, m ->
+        assertEquals(-1, ask(third, DapltestWire.TestType.TRANSACTION, 1, DapltestWire.CONTROL_SIZE, m ->
         {
             DapltestWire.transactionCmd(m, "x", p, 62000, "y");
             m.set(U32, 0, 5);
@@ -262,7 +263,7 @@ class DapltestServerTest
         final Link ctrl = control();
         final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "64", "server", "SR", "64"));
         final TransactionParams p = new TransactionParams(1, 1, 1, false, Completion.WAIT, false, ops, false);
-        final long first = ask(ctrl, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE,
+        final long first = ask(ctrl, DapltestWire.TestType.TRANSACTION, 1, DapltestWire.CONTROL_SIZE,
             m -> DapltestWire.transactionCmd(m, "x", p, 62000, "y"));
         final Link ep = client.link("raw test ep", null, Completion.WAIT, TIMEOUT);
         ep.ep.connect(server.address(), first, TIMEOUT, "DAPL and RDMA rule! Test 1234.".getBytes(
@@ -279,7 +280,7 @@ class DapltestServerTest
         final Link ctrl = control();
         final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "64", "server", "SR", "64"));
         final TransactionParams p = new TransactionParams(1, 1, 1, false, Completion.WAIT, false, ops, false);
-        final long first = ask(ctrl, DapltestWire.TRANSACTION_TEST, 1, DapltestWire.CONTROL_SIZE,
+        final long first = ask(ctrl, DapltestWire.TestType.TRANSACTION, 1, DapltestWire.CONTROL_SIZE,
             m -> DapltestWire.transactionCmd(m, "x", p, 62000, "y"));
         final Link ep = client.link("raw test ep", null, Completion.WAIT, TIMEOUT);
         final Lmr table = client.register(DapltestWire.RMI_SIZE, MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);

@@ -24,12 +24,38 @@ class DapltestWireTest
     }
 
     @Test
+    void clientInfoCarriesDapltestsTestTypesAndRefusesOthers()
+    {
+        // dapltest's DT_TEST_TYPE: transaction 1, performance 2, limit 3, quit 4, FFT 5
+        final int[] wire = {1, 2, 3, 4, 5};
+        final DapltestWire.TestType[] types = {DapltestWire.TestType.TRANSACTION, DapltestWire.TestType.PERFORMANCE,
+            DapltestWire.TestType.LIMIT, DapltestWire.TestType.QUIT, DapltestWire.TestType.FFT};
+        try (Arena a = Arena.ofConfined())
+        {
+            final MemorySegment m = a.allocate(DapltestWire.CONTROL_SIZE);
+            for (int i = 0; i < types.length; i++)
+            {
+                DapltestWire.clientInfo(m, types[i], 7);
+                assertEquals(wire[i], m.get(ValueLayout.JAVA_INT_UNALIGNED, 8), types[i].name());
+                assertEquals(new DapltestWire.ClientInfo(types[i], 7),
+                    DapltestWire.clientInfo(m, DapltestWire.CONTROL_SIZE));
+            }
+            for (final int bad : new int[] {0, 6, -1})
+            {
+                m.set(ValueLayout.JAVA_INT_UNALIGNED, 8, bad);
+                assertTrue(assertThrows(CheckFailed.class, () -> DapltestWire.clientInfo(m, DapltestWire.CONTROL_SIZE))
+                    .getMessage().contains("test type " + Integer.toUnsignedString(bad) + ", dapltest's are 1 to 5"));
+            }
+        }
+    }
+
+    @Test
     void clientInfoAndTransactionCmdAreLaidOutAsDapltestSendsThem()
     {
         try (Arena a = Arena.ofConfined())
         {
             final MemorySegment m = a.allocate(DapltestWire.CONTROL_SIZE);
-            DapltestWire.clientInfo(m, DapltestWire.TRANSACTION_TEST, 1);
+            DapltestWire.clientInfo(m, DapltestWire.TestType.TRANSACTION, 1);
             assertEquals("06000000" + "01000000" + "01000000" + "01000000" + "00000000", hex(m, 0, 20));
             // the captured -T T: 10 iterations, 1 thread, 1 EP, ops (0,2,1,256) (1,2,1,256) (0,1,1,4096) (1,0,1,4096)
             final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "256", "server", "SR", "256", "client",
