@@ -118,12 +118,7 @@ final class DapltestWire
             final TestOp op = p.ops().get(i);
             final long o = OPS_AT + (long) i * OP_SIZE;
             at.set(U32, o, op.byClient() ? 0 : 1);
-            at.set(U32, o + 4, switch (op.type())
-            {
-                case RR -> 0;
-                case RW -> 1;
-                case SR -> 2;
-            });
+            at.set(U32, o + 4, transferType(op.type()));
             at.set(U32, o + 8, op.segs());
             at.set(U32, o + 12, (int) op.segSize());
         }
@@ -208,21 +203,17 @@ final class DapltestWire
             final long o = OPS_AT + (long) i * OP_SIZE;
             final int by = at.get(U32, o);
             final int type = at.get(U32, o + 4);
+            final TestOp.Type t = transferType(type);
             final long segs = Integer.toUnsignedLong(at.get(U32, o + 8));
             final long size = Integer.toUnsignedLong(at.get(U32, o + 12));
-            if ((by != 0 && by != 1) || type < 0 || type > 2 || segs < 1 || segs > 64 || size < 1
+            if ((by != 0 && by != 1) || t == null || segs < 1 || segs > 64 || size < 1
                 || size * segs > MAX_OP_BYTES)
             {
                 throw new CheckFailed("the client's Transaction_Cmd op " + i + " is {server_initiated " + by
                     + ", transfer_type " + type + ", num_segs " + segs + ", seg_size " + size + "}: served are 0 or 1, "
                     + "0 (RR) to 2 (SR), 1 to 64 segments, 1 to " + MAX_OP_BYTES + " bytes in all");
             }
-            ops.add(new TestOp(by == 0, switch (type)
-            {
-                case 0 -> TestOp.Type.RR;
-                case 1 -> TestOp.Type.RW;
-                default -> TestOp.Type.SR;
-            }, size, (int) segs, false));
+            ops.add(new TestOp(by == 0, t, size, (int) segs, false));
         }
         final boolean validate = at.get(U32, 288) != 0;
         if (validate && (nops < 4 || ops.subList((int) nops - 3, (int) nops).stream()
@@ -254,16 +245,17 @@ final class DapltestWire
         final long iters = Integer.toUnsignedLong(at.get(U32, 532));
         final long pipeline = Integer.toUnsignedLong(at.get(U32, 536));
         final int type = at.get(U32, 540);
+        final TestOp.Type t = transferType(type);
         final long size = Integer.toUnsignedLong(at.get(U32, 544));
         final long segs = Integer.toUnsignedLong(at.get(U32, 548));
-        if ((type != 0 && type != 1) || segs < 1 || segs > 64 || size < 1 || size * segs > MAX_OP_BYTES
-            || iters < 1 || iters > Integer.MAX_VALUE)
+        if ((t != TestOp.Type.RR && t != TestOp.Type.RW) || segs < 1 || segs > 64 || size < 1
+            || size * segs > MAX_OP_BYTES || iters < 1 || iters > Integer.MAX_VALUE)
         {
             throw new CheckFailed("the client's Performance_Cmd asks for transfer_type " + type + ", " + segs
                 + " segments of " + size + " bytes, " + iters + " iterations: served are RR (0) or RW (1), 1 to 64 "
                 + "segments, 1 to " + MAX_OP_BYTES + " bytes in all, at least one iteration");
         }
-        return new PerformanceCmd(type == 0 ? TestOp.Type.RR : TestOp.Type.RW, size, (int) segs, iters, pipeline,
+        return new PerformanceCmd(t, size, (int) segs, iters, pipeline,
             mode != 0);
     }
 
@@ -279,18 +271,49 @@ final class DapltestWire
         at.set(U32, 528, p.poll() ? 1 : 0);
         at.set(U32, 532, (int) p.iterations());
         at.set(U32, 536, (int) p.pipeline());
-        at.set(U32, 540, p.type() == TestOp.Type.RR ? 0 : 1);
+        at.set(U32, 540, transferType(p.type()));
         at.set(U32, 544, (int) p.segSize());
         at.set(U32, 548, p.segs());
     }
 
-    /** What a {@code Performance_Cmd} asks for. */
+    /** What a {@code Performance_Cmd} asks for: an RDMA Read or an RDMA Write, as dapltest has no other. */
     record PerformanceCmd(TestOp.Type type, long segSize, int segs, long iterations, long pipeline, boolean poll)
     {
+        PerformanceCmd
+        {
+            if (type != TestOp.Type.RR && type != TestOp.Type.RW)
+            {
+                throw new IllegalArgumentException("a dapltest performance test is RR or RW, not " + type);
+            }
+        }
+
         long length()
         {
             return segSize * segs;
         }
+    }
+
+    /** An op's {@code transfer_type} on the wire (dapltest's {@code DT_Transfer_Type}). */
+    static int transferType(final TestOp.Type type)
+    {
+        return switch (type)
+        {
+            case RR -> 0;
+            case RW -> 1;
+            case SR -> 2;
+        };
+    }
+
+    /** The op type of a wire {@code transfer_type}, or null when dapltest has none of that value. */
+    static TestOp.Type transferType(final int wire)
+    {
+        return switch (wire)
+        {
+            case 0 -> TestOp.Type.RR;
+            case 1 -> TestOp.Type.RW;
+            case 2 -> TestOp.Type.SR;
+            default -> null;
+        };
     }
 
     /** {@code Server_Info}: version, little-endian, the first port of the test connections. */

@@ -73,6 +73,28 @@ class DapltestWireTest
     }
 
     @Test
+    void aPerformanceCmdCarriesRdmaReadOrWriteAndNothingElse()
+    {
+        try (Arena a = Arena.ofConfined())
+        {
+            final MemorySegment m = a.allocate(DapltestWire.CONTROL_SIZE);
+            // transfer_type as in Transaction_Cmd: RR 0, RW 1; dapltest's performance test has no SR
+            for (final TestOp.Type t : new TestOp.Type[] {TestOp.Type.RR, TestOp.Type.RW})
+            {
+                final DapltestWire.PerformanceCmd cmd = new DapltestWire.PerformanceCmd(t, 64, 2, 10, 4, true);
+                DapltestWire.performanceCmd(m, "server", "ofa-v2-iwarp", cmd);
+                assertEquals(t == TestOp.Type.RR ? 0 : 1, m.get(ValueLayout.JAVA_INT_UNALIGNED, 540), t.name());
+                assertEquals(cmd, DapltestWire.performance(m, DapltestWire.CONTROL_SIZE));
+            }
+            assertThrows(IllegalArgumentException.class,
+                () -> new DapltestWire.PerformanceCmd(TestOp.Type.SR, 64, 2, 10, 4, true));
+            m.set(ValueLayout.JAVA_INT_UNALIGNED, 540, 2);
+            assertTrue(assertThrows(CheckFailed.class, () -> DapltestWire.performance(m, DapltestWire.CONTROL_SIZE))
+                .getMessage().contains("transfer_type 2,"));
+        }
+    }
+
+    @Test
     void serverInfoNamesTheFirstTestPortAndAnythingElseIsNamed()
     {
         try (Arena a = Arena.ofConfined())
