@@ -93,6 +93,8 @@ final class TcpChannel extends Io implements Channel
     private SelectionKey waitKey;
     private boolean txOpen;
     private boolean awaitRtr;
+    /** A responder without peer-to-peer mode sends from then on, if the initiator has not spoken first. */
+    private long holdUntil;
     private boolean rxStopped;
     private boolean told;
     private boolean wantTransmit;
@@ -111,8 +113,8 @@ final class TcpChannel extends Io implements Channel
     private final SentLog sent = new SentLog();
 
     /**
-     * @param active   the initiator (sends at once) or the responder (waits for the first FPDU,
-     *                 unless instance data {@code responder_waits=false})
+     * @param active   the initiator (sends at once) or the responder (waits for the first FPDU, at
+     *                 most {@code responder_wait_ms})
      * @param awaitRtr responder in peer-to-peer mode: the first FPDU must be a zero-length Write
      */
     TcpChannel(final TcpPort port, final SocketChannel sock, final ChannelHandler handler, final boolean active,
@@ -125,7 +127,7 @@ final class TcpChannel extends Io implements Channel
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
         this.direct = new DirectReader(sock, decoder, inbound);
-        this.txOpen = active || !awaitRtr && !port.transport.responderWaits;
+        this.txOpen = active || !awaitRtr && port.transport.responderWaitNanos == 0;
         this.awaitRtr = awaitRtr;
         String[] keys;
         try
@@ -353,10 +355,18 @@ final class TcpChannel extends Io implements Channel
                     FlightEvents.peerDeath("tcp", this, "no progress or answer for liveness_ms");
                     finish(CloseReason.BROKEN);
                 }
-                else if (txOpen && !outbound.isEmpty())
+                else
                 {
-                    // messages posted without a flush
-                    transmit();
+                    if (!txOpen && !active && !awaitRtr && now - holdUntil >= 0)
+                    {
+                        // the initiator stayed silent for responder_wait_ms: it took our Reply long ago
+                        txOpen = true;
+                    }
+                    if (txOpen && !outbound.isEmpty())
+                    {
+                        // messages posted without a flush, or held for the initiator
+                        transmit();
+                    }
                 }
                 if (state == OPEN && watch.wantsLook(now, written))
                 {

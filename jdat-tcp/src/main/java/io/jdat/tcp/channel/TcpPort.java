@@ -621,7 +621,7 @@ final class TcpPort implements TransportPort
             new NamedAttr("jdat.tcp.crc", Boolean.toString(transport.crc)),
             new NamedAttr("jdat.tcp.mpa_revision", Integer.toString(transport.mpaRevision)),
             new NamedAttr("jdat.tcp.p2p", Boolean.toString(transport.peerToPeer)),
-            new NamedAttr("jdat.tcp.responder_waits", Boolean.toString(transport.responderWaits)),
+            new NamedAttr("jdat.tcp.responder_wait_ms", Long.toString(transport.responderWaitNanos / 1_000_000)),
             new NamedAttr("jdat.tcp.mss", transport.mss == 0 ? "auto" : Integer.toString(transport.mss)),
             new NamedAttr("jdat.tcp.mpa_timeout_ms", Long.toString(transport.mpaTimeoutNanos / 1_000_000)),
             new NamedAttr("jdat.tcp.max_half_open", Integer.toString(transport.maxHalfOpen)),

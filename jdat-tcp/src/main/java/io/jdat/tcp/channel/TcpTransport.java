@@ -25,6 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code p2p}: propose RFC 6581 peer-to-peer mode with a zero-length RDMA Write as the
  *       ready-to-receive message (default true), so the responder may send first; ignored with
  *       revision 1</li>
+ *   <li>{@code responder_wait_ms}: how long a responder without peer-to-peer mode holds its first
+ *       FPDU for the initiator's (RFC 5044's startup rule) before it sends anyway (default 1000;
+ *       0 sends right after the Reply, as does {@code responder_waits=false})</li>
  *   <li>{@code rev1_ird_ord}: the RDMA Reads a Rev 1 peer, which cannot say, is taken to serve and
  *       to issue at once (default 1)</li>
  *   <li>{@code mss}: the most bytes one FPDU takes on the wire, {@value Fpdu#MIN_MAX_FPDU_LENGTH}
@@ -62,10 +65,12 @@ final class TcpTransport implements Transport
     final boolean peerToPeer;
     /**
      * RFC 5044's startup rule on the responder: without peer-to-peer mode it sends nothing until
-     * the initiator's first FPDU has arrived. False lets it send right after its Reply, as
-     * OFED DAPL's dapltest performance server does over siw (the only way to serve its client).
+     * the initiator's first FPDU has arrived, so that the initiator is in FPDU mode before any
+     * FPDU reaches it. An initiator that never speaks first (siw's, under OFED dapltest's
+     * performance test, whose server Sends first) would wait forever: after this long the
+     * initiator has long taken the Reply, and the responder sends anyway. 0: right after the Reply.
      */
-    final boolean responderWaits;
+    final long responderWaitNanos;
     final int rev1IrdOrd;
     /** Bytes of one FPDU at most; 0 for auto. */
     final int mss;
@@ -92,7 +97,8 @@ final class TcpTransport implements Transport
         this.crc = config.flag("crc", false);
         this.mpaRevision = (int) config.bounded("mpa_revision", Mpa.REVISION_2, Mpa.REVISION_1, Mpa.REVISION_2);
         this.peerToPeer = config.flag("p2p", true) && mpaRevision == Mpa.REVISION_2;
-        this.responderWaits = config.flag("responder_waits", true);
+        this.responderWaitNanos = config.flag("responder_waits", true)
+            ? config.bounded("responder_wait_ms", 1000, 0, 3_600_000) * 1_000_000L : 0;
         this.rev1IrdOrd = (int) config.bounded("rev1_ird_ord", 1, 0, Mpa.IrdOrd.VALUE_MASK);
         final String m = config.get("mss");
         this.mss = m == null || m.isEmpty() || m.equalsIgnoreCase("auto") ? 0

@@ -21,8 +21,9 @@
  * spoken to ({@code mpa_revision=1}). By default the initiator proposes peer-to-peer mode with a
  * zero-length RDMA Write as the ready-to-receive message, so the responder may send first; a
  * responder without that waits for the initiator's first FPDU before it sends (RFC 5044 startup
- * rule), unless its instance data says {@code responder_waits=false}: OFED dapltest's performance
- * test has the server Send first to an initiator (siw's) that proposes no peer-to-peer mode.
+ * rule), for at most {@code responder_wait_ms} (default 1 s; 0 or {@code responder_waits=false}:
+ * not at all): OFED dapltest's performance test has the server Send first to an initiator (siw's)
+ * that proposes no peer-to-peer mode and so never speaks first.
  * Accepted connections whose MPA Request has not arrived are bounded and counted
  * ({@code HalfOpen}: {@code max_half_open}, {@code mpa_timeout_ms}); {@code TcpListener} opens and
  * closes the listening sockets.

@@ -156,6 +156,28 @@ class TcpDataTest
     }
 
     @org.junit.jupiter.api.Test
+    void aResponderWhoseInitiatorStaysSilentSendsAfterResponderWaitMs()
+    {
+        try (TcpNode c = TcpNode.open("p2p=false"); TcpNode s = TcpNode.open("responder_wait_ms=700"))
+        {
+            assertEquals("700", s.query().transportAttr("jdat.tcp.responder_wait_ms"));
+            final Lmr cm = c.lmr(8192);
+            final Lmr sm = s.lmr(8192);
+            final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
+            pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1,
+                CompletionFlags.DEFAULT_FLAG);
+            Bytes.fill(sm.memory(), 4096, 64, 8);
+            // the initiator (no peer-to-peer mode) never speaks first, as siw's under dapltest -T P
+            pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
+                CompletionFlags.DEFAULT_FLAG);
+            assertTrue(TcpNode.quiet(pair.client().recv(), 300), "the responder did not hold its Send");
+            completed(pair.client().recv(), 1, 64);
+            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 64, 8));
+            completed(pair.server().req(), 3, 64);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
     void manyConnectionsOfOneIaCarryTrafficAtOnce() throws Exception
     {
         final int connections = 6;
