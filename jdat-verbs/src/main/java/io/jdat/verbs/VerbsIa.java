@@ -271,10 +271,26 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final ProviderAttr p)
     {
         checkOpen();
+        // the same checks, in the same order, as the engine's providers
+        if ((iaAttrMask & ~IaAttr.FIELD_ALL) != 0)
+        {
+            throw invalidParameter(DatArg.IA_QUERY_IA_ATTR_MASK,
+                "dat_ia_query: undefined IA attribute mask bits 0x" + Long.toHexString(iaAttrMask & ~IaAttr.FIELD_ALL));
+        }
         if (iaAttrMask != 0 && a == null)
         {
             throw invalidParameter(DatArg.IA_QUERY_IA_ATTR,
                 "dat_ia_query: no IaAttr for mask 0x" + Long.toHexString(iaAttrMask));
+        }
+        if ((providerAttrMask & ~ProviderAttr.FIELD_ALL) != 0)
+        {
+            throw invalidParameter(DatArg.IA_QUERY_PROVIDER_ATTR_MASK, "dat_ia_query: undefined provider attribute "
+                + "mask bits 0x" + Long.toHexString(providerAttrMask & ~ProviderAttr.FIELD_ALL));
+        }
+        if (providerAttrMask != 0 && p == null)
+        {
+            throw invalidParameter(DatArg.IA_QUERY_PROVIDER_ATTR,
+                "dat_ia_query: no ProviderAttr for mask 0x" + Long.toHexString(providerAttrMask));
         }
         if (a != null)
         {
