@@ -185,6 +185,30 @@ public final class TsharkCapture implements AutoCloseable
             "-e", "frame.protocols").lines().filter(l -> !l.isBlank()).toList();
     }
 
+    /** An MPA Request or Reply as Wireshark read it: its TCP source port and whether its CRC flag is set. */
+    public record MpaFrame(int srcPort, boolean crc)
+    {
+    }
+
+    /**
+     * Checks that Wireshark calls no frame malformed or in error and that the capture holds one
+     * MPA Request and one Reply; returns those two.
+     */
+    public List<MpaFrame> handshake() throws IOException, InterruptedException
+    {
+        assertEquals(List.of(), malformed(), "frames Wireshark calls malformed or in error");
+        final String text = read("-Y", "iwarp_mpa.req || iwarp_mpa.rep", "-T", "fields", "-e", "tcp.srcport", "-e",
+            "iwarp_mpa.crc_flag");
+        final List<MpaFrame> frames = new ArrayList<>();
+        for (final String line : text.lines().filter(l -> !l.isBlank()).toList())
+        {
+            final String[] f = line.split("\t");
+            frames.add(new MpaFrame(Integer.parseInt(f[0]), f[1].equals("1") || f[1].equalsIgnoreCase("true")));
+        }
+        assertEquals(2, frames.size(), "one MPA Request and one Reply: " + text);
+        return frames;
+    }
+
     /** The CRC verdicts of every FPDU: how many Wireshark found good and how many bad. */
     public int[] crcVerdicts() throws IOException, InterruptedException
     {

@@ -29,6 +29,24 @@ public final class WireMessages
         }
     }
 
+    /** The messages of a capture's one connection, each way. */
+    public record Connection(List<Message> fromClient, List<Message> fromServer)
+    {
+    }
+
+    /**
+     * The messages of the one connection that {@code fpdus} hold (checked: they are all of one TCP
+     * stream), the server being the side on {@code serverPort}.
+     */
+    public static Connection ofOneConnection(final List<TsharkCapture.Fpdu> fpdus, final int serverPort)
+    {
+        assertEquals(1, fpdus.stream().mapToInt(TsharkCapture.Fpdu::stream).distinct().count(), "one connection");
+        final int stream = fpdus.get(0).stream();
+        final int clientPort = fpdus.stream().mapToInt(TsharkCapture.Fpdu::srcPort).filter(p -> p != serverPort)
+            .findFirst().orElseThrow();
+        return new Connection(of(fpdus, stream, clientPort), of(fpdus, stream, serverPort));
+    }
+
     /** The messages sent from {@code srcPort} on TCP stream {@code stream}, in order. */
     public static List<Message> of(final List<TsharkCapture.Fpdu> fpdus, final int stream, final int srcPort)
     {

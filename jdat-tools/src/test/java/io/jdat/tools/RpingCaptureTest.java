@@ -102,26 +102,16 @@ class RpingCaptureTest
     private static void check(final TsharkCapture capture, final boolean crc, final int port, final int size,
         final int count) throws Exception
     {
-        assertEquals(List.of(), capture.malformed(), "frames Wireshark calls malformed or in error");
-        final String handshake = capture.read("-Y", "iwarp_mpa.req || iwarp_mpa.rep", "-T", "fields", "-e",
-            "tcp.srcport", "-e", "iwarp_mpa.crc_flag");
-        final List<String> frames = handshake.lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(2, frames.size(), "one MPA Request and one Reply: " + handshake);
         // the client (Request) does not ask; the server's Reply says whether CRC is on
-        for (final String frame : frames)
+        for (final TsharkCapture.MpaFrame frame : capture.handshake())
         {
-            final String[] f = frame.split("\t");
-            final boolean flag = f[1].equals("1") || f[1].equalsIgnoreCase("true");
-            assertEquals(Integer.parseInt(f[0]) == port && crc, flag, "the CRC flag: " + frame);
+            assertEquals(frame.srcPort() == port && crc, frame.crc(), "the CRC flag: " + frame);
         }
 
         final List<TsharkCapture.Fpdu> fpdus = capture.fpdus();
-        assertEquals(1, fpdus.stream().mapToInt(TsharkCapture.Fpdu::stream).distinct().count(), "one connection");
-        final int stream = fpdus.get(0).stream();
-        final int clientPort = fpdus.stream().mapToInt(TsharkCapture.Fpdu::srcPort).filter(p -> p != port)
-            .findFirst().orElseThrow();
-        final List<WireMessages.Message> fromClient = WireMessages.of(fpdus, stream, clientPort);
-        final List<WireMessages.Message> fromServer = WireMessages.of(fpdus, stream, port);
+        final WireMessages.Connection connection = WireMessages.ofOneConnection(fpdus, port);
+        final List<WireMessages.Message> fromClient = connection.fromClient();
+        final List<WireMessages.Message> fromServer = connection.fromServer();
 
         // the buffers' STags and addresses are the processes' own: taken from the first ping,
         // then every ping must use the same

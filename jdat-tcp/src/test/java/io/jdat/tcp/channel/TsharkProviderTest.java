@@ -179,25 +179,15 @@ class TsharkProviderTest
     private static void check(final TsharkCapture capture, final boolean crc, final int port, final Expected expected)
         throws Exception
     {
-        assertEquals(List.of(), capture.malformed(), "frames Wireshark calls malformed or in error");
-
-        final String handshake = capture.read("-Y", "iwarp_mpa.req || iwarp_mpa.rep", "-T", "fields", "-e",
-            "tcp.srcport", "-e", "iwarp_mpa.crc_flag");
-        final List<String> frames = handshake.lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(2, frames.size(), "one MPA Request and one Reply: " + handshake);
-        for (final String frame : frames)
+        for (final TsharkCapture.MpaFrame frame : capture.handshake())
         {
-            final String flag = frame.split("\t")[1];
-            assertEquals(crc, flag.equals("1") || flag.equalsIgnoreCase("true"), "the CRC flag: " + frame);
+            assertEquals(crc, frame.crc(), "the CRC flag: " + frame);
         }
 
         final List<TsharkCapture.Fpdu> fpdus = capture.fpdus();
-        assertEquals(1, fpdus.stream().mapToInt(TsharkCapture.Fpdu::stream).distinct().count(), "one connection");
-        final int clientPort = fpdus.stream().mapToInt(TsharkCapture.Fpdu::srcPort).filter(p -> p != port)
-            .findFirst().orElseThrow();
-        final int stream = fpdus.get(0).stream();
-        final List<WireMessages.Message> fromClient = WireMessages.of(fpdus, stream, clientPort);
-        final List<WireMessages.Message> fromServer = WireMessages.of(fpdus, stream, port);
+        final WireMessages.Connection connection = WireMessages.ofOneConnection(fpdus, port);
+        final List<WireMessages.Message> fromClient = connection.fromClient();
+        final List<WireMessages.Message> fromServer = connection.fromServer();
         assertEquals(expected.fromClient(), WireMessages.texts(fromClient), "client to server: " + fromClient);
         assertEquals(expected.fromServer(), WireMessages.texts(fromServer), "server to client: " + fromServer);
         // segmented at the MSS: 5000 bytes take four FPDUs of at most 1448 bytes, 20000 bytes fifteen
