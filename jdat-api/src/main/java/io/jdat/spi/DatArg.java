@@ -55,6 +55,8 @@ public final class DatArg
     public static final int CNO_WAIT_EVD = 3;
 
     /** dat_ep_create(ia_handle, pz_handle, recv_evd, request_evd, connect_evd, ep_attributes, ep_handle). */
+    public static final int EP_CREATE_RECV_EVD = 3;
+    public static final int EP_CREATE_REQUEST_EVD = 4;
     public static final int EP_CREATE_CONNECT_EVD = 5;
     public static final int EP_CREATE_ATTRIBUTES = 6;
     /** dat_ep_create_with_srq(ia_handle, pz_handle, recv_evd, request_evd, connect_evd, srq, ep_attributes, ...). */

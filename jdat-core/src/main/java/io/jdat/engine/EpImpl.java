@@ -140,7 +140,7 @@ final class EpImpl extends EngineObject implements Endpoint
             }
             final EpImpl ep = new EpImpl(ia, pz, recvEvd, requestEvd, connectEvd, srq, attr, attributes != null,
                 false);
-            ep.attachAll();
+            ep.attachAll(false);
             ia.register(ep, ia.config.maxEps, DatReturnSubtype.RESOURCE_TEP, "EPs");
             if (pz != null)
             {
@@ -269,17 +269,23 @@ final class EpImpl extends EngineObject implements Endpoint
 
     // ================================================================ EVD streams
 
-    /** Attaches this EP's three streams to their EVDs, checking the sharing rules. IA lock held. */
-    private void attachAll()
+    /**
+     * Attaches this EP's three streams to their EVDs, checking the sharing rules. IA lock held.
+     * A refusal names the EVD's argument of dat_ep_create (and _with_srq, which has the same
+     * positions), or for dat_ep_modify its ep_param, which holds all three.
+     */
+    private void attachAll(final boolean modify)
     {
         int done = 0;
         try
         {
-            attach(recvEvd, STREAM_RECV, attr.recvCompletionFlags);
+            attach(recvEvd, STREAM_RECV, attr.recvCompletionFlags,
+                modify ? DatArg.EP_MODIFY_PARAM : DatArg.EP_CREATE_RECV_EVD);
             done++;
-            attach(requestEvd, STREAM_REQUEST, attr.requestCompletionFlags);
+            attach(requestEvd, STREAM_REQUEST, attr.requestCompletionFlags,
+                modify ? DatArg.EP_MODIFY_PARAM : DatArg.EP_CREATE_REQUEST_EVD);
             done++;
-            attach(connectEvd, STREAM_CONNECT, 0);
+            attach(connectEvd, STREAM_CONNECT, 0, modify ? DatArg.EP_MODIFY_PARAM : DatArg.EP_CREATE_CONNECT_EVD);
         }
         catch (final RuntimeException e)
         {
@@ -307,7 +313,7 @@ final class EpImpl extends EngineObject implements Endpoint
      * completion configuration; an EVD that also carries non-DTO events allows only
      * EVD_THRESHOLD; unsignalled and solicited-wait streams do not mix with anything else.
      */
-    private static void attach(final EvdImpl e, final int stream, final int flag)
+    private static void attach(final EvdImpl e, final int stream, final int flag, final int arg)
     {
         if (e == null)
         {
@@ -317,7 +323,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             if (e.unsignalledStreams + e.solicitedStreams > 0)
             {
-                throw Errors.invalidParameter(DatArg.EP_CREATE_CONNECT_EVD,
+                throw Errors.invalidParameter(arg,
                     "an EVD with unsignalled or solicited-wait DTO streams cannot also "
                     + "take connection events");
             }
@@ -334,7 +340,7 @@ final class EpImpl extends EngineObject implements Endpoint
         };
         if (clash || stream == STREAM_REQUEST && e.solicitedStreams > 0)
         {
-            throw Errors.invalidParameter(stream == STREAM_RECV ? 3 : 4,
+            throw Errors.invalidParameter(arg,
                 "the EVD is shared with streams whose completion flags do not match");
         }
         switch (flag)
@@ -586,7 +592,7 @@ final class EpImpl extends EngineObject implements Endpoint
         attr.copyFrom(next);
         try
         {
-            attachAll();
+            attachAll(true);
         }
         catch (final RuntimeException e)
         {
@@ -594,7 +600,7 @@ final class EpImpl extends EngineObject implements Endpoint
             requestEvd = oldRequest;
             connectEvd = oldConnect;
             attr.copyFrom(old);
-            attachAll();
+            attachAll(true);
             throw e;
         }
         if (nextPz != pz)

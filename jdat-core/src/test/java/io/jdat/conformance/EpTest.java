@@ -1359,6 +1359,35 @@ class EpTest
     }
 
     @Test
+    void createAndModify_invalidParameter_anEvdWithMismatchedStreamsNamesItsArgument()
+    {
+        try (Fixture f = new Fixture(Fixture.loopbackWith("")))
+        {
+            final EventDispatcher solicited = f.evd(16, EvdFlags.DTO_FLAG | EvdFlags.CONNECTION_FLAG);
+            f.ia.epCreate(f.pz, solicited, null, null,
+                attr(x -> x.recvCompletionFlags = CompletionFlags.SOLICITED_WAIT_FLAG));
+            // dat_ep_create(ia, pz, recv_evd, request_evd, connect_evd, ep_attributes, ep)
+            assertSubtype(DatReturnSubtype.INVALID_ARG3, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.epCreate(f.pz, solicited, null, null, null)));
+            assertSubtype(DatReturnSubtype.INVALID_ARG4, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.epCreate(f.pz, null, solicited, null, null)));
+            assertSubtype(DatReturnSubtype.INVALID_ARG5, expect(DatReturnType.INVALID_PARAMETER,
+                () -> f.ia.epCreate(f.pz, null, null, solicited, null)));
+            // dat_ep_modify(ep, ep_param_mask, ep_param): the EVDs are fields of its third argument
+            final Fixture.Ep a = f.ep(null);
+            final ReservedServicePoint rsp = f.ia.rspCreate(4714, a.ep(), f.evd(4, EvdFlags.CR_FLAG));
+            final EpParam set = new EpParam();
+            set.requestEvdHandle = solicited;
+            assertSubtype(DatReturnSubtype.INVALID_ARG3, expect(DatReturnType.INVALID_PARAMETER,
+                () -> a.ep().modify(EpParam.FIELD_REQUEST_EVD_HANDLE, set)));
+            set.connectEvdHandle = solicited;
+            assertSubtype(DatReturnSubtype.INVALID_ARG3, expect(DatReturnType.INVALID_PARAMETER,
+                () -> a.ep().modify(EpParam.FIELD_CONNECT_EVD_HANDLE, set)));
+            rsp.free();
+        }
+    }
+
+    @Test
     void modify_invalidState_whenConnectedOrTheFieldIsFixedInThisState()
     {
         try (Fixture f = new Fixture(Fixture.loopbackWith("")))
