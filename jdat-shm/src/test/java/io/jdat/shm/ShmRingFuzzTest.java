@@ -3,7 +3,6 @@ package io.jdat.shm;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
@@ -14,7 +13,6 @@ import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
-import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
@@ -258,7 +256,7 @@ class ShmRingFuzzTest
                     end.toString());
                 victimTerminates(h, end);
             }
-            accountFor(posted);
+            v.accountFor(posted, c -> c == READ_COOKIE ? READ_SIZE : RECV_SIZE, Hostile.STRAY_INTERRUPTS);
         }
         finally
         {
@@ -348,7 +346,7 @@ class ShmRingFuzzTest
             {
                 note(ep, "refused");
                 assertTrue(forged, "an unforged request was refused");
-                assertNoEvent(v.crEvd, "a request both refused and raised");
+                FuzzVictim.assertNoEvent(v.crEvd, "a request both refused and raised");
                 return false;
             }
             assertTrue(System.nanoTime() < deadline, "the request was neither raised nor refused within 5 s");
@@ -533,37 +531,8 @@ class ShmRingFuzzTest
         };
     }
 
-    /** Every posted DTO completes once; nothing else is queued. */
-    private static void accountFor(final Map<Long, EventDispatcher> posted)
-    {
-        final Map<Long, EventDispatcher> open = new HashMap<>(posted);
-        while (!open.isEmpty())
-        {
-            final EventDispatcher evd = open.values().iterator().next();
-            final DatEvent ev = next(evd, "completions of " + open.keySet());
-            assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT), ev.toString());
-            final long cookie = ev.dto.userCookie;
-            assertEquals(evd, open.remove(cookie), "cookie " + cookie + " completed twice or never posted: " + ev);
-            assertNotEquals(DtoStatus.ERR_LOCAL_PROTECTION, ev.dto.status, "an exception inside the provider: " + ev);
-            if (ev.dto.status == DtoStatus.SUCCESS)
-            {
-                assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE), ev.toString());
-            }
-        }
-        assertNoEvent(v.recvEvd, "a receive completion nobody posted");
-        assertNoEvent(v.reqEvd, "a request completion nobody posted");
-        assertNoEvent(v.connEvd, "a connection event after the end");
-        assertNoEvent(v.crEvd, "a connection request nobody made");
-    }
-
     private static DatEvent next(final EventDispatcher evd, final String what)
     {
         return FuzzInput.next(evd, what, Hostile.STRAY_INTERRUPTS);
-    }
-
-    private static void assertNoEvent(final EventDispatcher evd, final String what)
-    {
-        final DatEvent ev = new DatEvent();
-        assertNotEquals(DatStatus.SUCCESS, evd.dequeue(ev), what + ": " + ev);
     }
 }

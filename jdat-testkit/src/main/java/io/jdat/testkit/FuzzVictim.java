@@ -1,14 +1,26 @@
 package io.jdat.testkit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
 import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
 import io.jdat.Lmr;
 import io.jdat.MemPriv;
 import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 import java.util.logging.Handler;
 import java.util.logging.Logger;
 
@@ -73,6 +85,42 @@ public final class FuzzVictim implements AutoCloseable
     public void checkMemory()
     {
         GuardedRegions.checkAllButA(memory, aSize, bSize);
+    }
+
+    /**
+     * After an input: every DTO of {@code posted} (cookie to the EVD it completes on) completes
+     * once, none with a local protection error (what an exception inside jdat gives) and none
+     * longer than {@code maxLength} of its cookie; then no EVD holds anything more. Waits go
+     * through {@link FuzzInput#next}, counting stray interrupts in {@code strayInterrupts}.
+     */
+    public void accountFor(final Map<Long, EventDispatcher> posted, final LongUnaryOperator maxLength,
+        final AtomicInteger strayInterrupts)
+    {
+        final Map<Long, EventDispatcher> open = new HashMap<>(posted);
+        while (!open.isEmpty())
+        {
+            final EventDispatcher evd = open.values().iterator().next();
+            final DatEvent ev = FuzzInput.next(evd, "completions of " + open.keySet(), strayInterrupts);
+            assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT), ev.toString());
+            final long cookie = ev.dto.userCookie;
+            assertEquals(evd, open.remove(cookie), "cookie " + cookie + " completed twice or never posted: " + ev);
+            assertNotEquals(DtoStatus.ERR_LOCAL_PROTECTION, ev.dto.status, "an exception inside jdat: " + ev);
+            if (ev.dto.status == DtoStatus.SUCCESS)
+            {
+                assertTrue(ev.dto.transferredLength <= maxLength.applyAsLong(cookie), ev.toString());
+            }
+        }
+        assertNoEvent(recvEvd, "a receive completion nobody posted");
+        assertNoEvent(reqEvd, "a request completion nobody posted");
+        assertNoEvent(connEvd, "a connection event after the end");
+        assertNoEvent(crEvd, "a connection request nobody made");
+    }
+
+    /** Fails if {@code evd} holds an event. */
+    public static void assertNoEvent(final EventDispatcher evd, final String what)
+    {
+        final DatEvent ev = new DatEvent();
+        assertNotEquals(DatStatus.SUCCESS, evd.dequeue(ev), what + ": " + ev);
     }
 
     /** How many file descriptors this process has open (read with java.io, which an interrupt does not close). */

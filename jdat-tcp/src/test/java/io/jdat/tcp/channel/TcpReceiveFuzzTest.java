@@ -14,7 +14,6 @@ import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
-import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
@@ -258,7 +257,7 @@ class TcpReceiveFuzzTest
             {
                 run.exchange(stream, options);
             }
-            run.accountForEverything();
+            v.accountFor(run.posted, c -> c == READ_COOKIE ? READ_SIZE : RECV_SIZE, STRAY_INTERRUPTS);
         }
         finally
         {
@@ -374,7 +373,7 @@ class TcpReceiveFuzzTest
                     assertEquals(Mpa.Status.FRAME, answer.status(), "jdat's refusal of " + r.status());
                     assertTrue(answer.frame().reject(), answer.frame().toString());
                 }
-                assertNoEvent(v.crEvd, "no connection request for a Request that is " + r.status());
+                FuzzVictim.assertNoEvent(v.crEvd, "no connection request for a Request that is " + r.status());
             }
             else
             {
@@ -532,30 +531,6 @@ class TcpReceiveFuzzTest
                     || ev.is(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR)
                     || ev.is(EventNumber.CONNECTION_EVENT_DISCONNECTED), ev.toString());
             }
-        }
-
-        /** Every posted DTO completes once; nothing else is queued. */
-        void accountForEverything()
-        {
-            final Map<Long, EventDispatcher> open = new HashMap<>(posted);
-            while (!open.isEmpty())
-            {
-                final EventDispatcher evd = open.values().iterator().next();
-                final DatEvent ev = next(evd, "completions of " + open.keySet());
-                assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT), ev.toString());
-                final long cookie = ev.dto.userCookie;
-                assertEquals(evd, open.remove(cookie), "cookie " + cookie + " completed twice or never posted: " + ev);
-                assertNotEquals(DtoStatus.ERR_LOCAL_PROTECTION, ev.dto.status, "an exception inside jdat: " + ev);
-                if (ev.dto.status == DtoStatus.SUCCESS)
-                {
-                    assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE),
-                        ev.toString());
-                }
-            }
-            assertNoEvent(v.recvEvd, "a receive completion nobody posted");
-            assertNoEvent(v.reqEvd, "a request completion nobody posted");
-            assertNoEvent(v.connEvd, "a connection event after the end");
-            assertNoEvent(v.crEvd, "a connection request nobody made");
         }
 
         /** jdat's MPA frame, or null if it closed or reset the connection before sending one. */
@@ -729,13 +704,6 @@ class TcpReceiveFuzzTest
     private static DatEvent next(final EventDispatcher evd, final String what)
     {
         return FuzzInput.next(evd, what, STRAY_INTERRUPTS);
-    }
-
-    private static void assertNoEvent(final EventDispatcher evd, final String what)
-    {
-        final DatEvent ev = new DatEvent();
-        final DatStatus s = evd.dequeue(ev);
-        assertNotEquals(DatStatus.SUCCESS, s, what + ": " + ev);
     }
 
     /** Takes jdat's FPDUs without judging them (the decoder's checks are what matters). */
