@@ -94,7 +94,7 @@ public final class DatArg
     public static final int PSP_CREATE_CONN_QUAL = 2;
     public static final int PSP_CREATE_FLAGS = 4;
     /** dat_cr_accept(cr_handle, ep_handle, private_data_size, private_data). */
-    public static final int CR_ACCEPT_PRIVATE_DATA = 4;
+    public static final int CR_ACCEPT_PRIVATE_DATA_SIZE = 3;
     /** dat_cr_handoff(cr_handle, handoff). */
     public static final int CR_HANDOFF_HANDOFF = 2;
 

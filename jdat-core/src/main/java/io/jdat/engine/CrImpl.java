@@ -86,7 +86,7 @@ final class CrImpl extends EngineObject implements ConnectionRequest
             final int max = ia.port().maxPrivateDataSize();
             if (data != null && data.length > max)
             {
-                throw Errors.invalidParameter(DatArg.CR_ACCEPT_PRIVATE_DATA,
+                throw Errors.invalidParameter(DatArg.CR_ACCEPT_PRIVATE_DATA_SIZE,
                     data.length + " bytes of private data; this provider carries " + max);
             }
             if (target.pz == null || target.connectEvd == null)

@@ -242,7 +242,10 @@ class CrTest
             final Fixture.Ep server = f.ep(null);
             connect(f, client, QUAL, null);
             final ConnectionRequest r = request(crEvd).crArrival.crHandle;
-            expect(DatReturnType.INVALID_PARAMETER, () -> r.accept(server.ep(), new byte[65]));
+            // dat_cr_accept(cr, ep, private_data_size, private_data): the size is what is too big,
+            // as dat_ep_connect names its private_data_size and the verbs provider this argument
+            assertEquals(DatReturnSubtype.INVALID_ARG3,
+                expect(DatReturnType.INVALID_PARAMETER, () -> r.accept(server.ep(), new byte[65])).subtype());
             assertEquals(EpState.UNCONNECTED, state(server.ep()));
             final byte[] max = new byte[64];
             max[63] = 63;

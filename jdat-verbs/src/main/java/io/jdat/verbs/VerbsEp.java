@@ -376,7 +376,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         {
             throw invalidParameter(DatArg.EP_CONNECT_TIMEOUT, "dat_ep_connect: timeout " + timeoutMicros);
         }
-        setPrivateData(privateData, 5);
+        setPrivateData(privateData, DatArg.EP_CONNECT_PRIVATE_DATA_SIZE);
         final MemorySegment id;
         synchronized (this)
         {
@@ -456,7 +456,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
     /** {@code dat_cr_accept} on this endpoint: the QP goes on the request's id, then rdma_accept. */
     void accept(final VerbsCr cr, final byte[] data)
     {
-        setPrivateData(data, 3);
+        setPrivateData(data, DatArg.CR_ACCEPT_PRIVATE_DATA_SIZE);
         synchronized (this)
         {
             if (state != EpState.UNCONNECTED)
