@@ -7,19 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.jdat.CompletionFlags;
 import io.jdat.CrParam;
 import io.jdat.DatEvent;
-import io.jdat.DatException;
-import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
 import io.jdat.PspFlags;
-import io.jdat.RmrTriplet;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
@@ -228,16 +223,7 @@ class ShmRingFuzzTest
             {
                 if ((options & OPT_READ) != 0)
                 {
-                    try
-                    {
-                        ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, READ_SINK, READ_SIZE)}, READ_COOKIE,
-                            new RmrTriplet(0x5EED, 0x10000, READ_SIZE), CompletionFlags.DEFAULT_FLAG);
-                        posted.put(READ_COOKIE, v.reqEvd);
-                    }
-                    catch (final DatException e)
-                    {
-                        assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.type(), e.toString());
-                    }
+                    v.postRead(ep, posted, READ_COOKIE, READ_SINK, READ_SIZE);
                 }
                 if ((options & OPT_RAW) != 0)
                 {
@@ -366,10 +352,8 @@ class ShmRingFuzzTest
             awaitState(h, ConnectionFile.REJECTED_PEER);
             return false;
         }
-        ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, 0, RECV_SIZE)}, 1, CompletionFlags.DEFAULT_FLAG);
-        ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, RECV_SIZE, RECV_SIZE)}, 2, CompletionFlags.DEFAULT_FLAG);
-        posted.put(1L, v.recvEvd);
-        posted.put(2L, v.recvEvd);
+        v.postRecv(ep, posted, 1, 0, RECV_SIZE);
+        v.postRecv(ep, posted, 2, RECV_SIZE, RECV_SIZE);
         cr.crArrival.crHandle.accept(ep, null);
         final long until = System.nanoTime() + 5_000_000_000L;
         while (h.file.state() == ConnectionFile.REQUESTED && System.nanoTime() < until)

@@ -4,14 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
 import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
+import io.jdat.RmrTriplet;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.List;
@@ -85,6 +91,34 @@ public final class FuzzVictim implements AutoCloseable
     public void checkMemory()
     {
         GuardedRegions.checkAllButA(memory, aSize, bSize);
+    }
+
+    /** Posts a Recv of region A's bytes [{@code at}, {@code at + size}) on {@code ep}, noted in {@code posted}. */
+    public void postRecv(final Endpoint ep, final Map<Long, EventDispatcher> posted, final long cookie,
+        final long at, final int size)
+    {
+        ep.postRecv(1, new LmrTriplet[] {LmrTriplet.of(a, at, size)}, cookie, CompletionFlags.DEFAULT_FLAG);
+        posted.put(cookie, recvEvd);
+    }
+
+    /**
+     * Posts an RDMA Read of {@code size} bytes from a made-up remote buffer into region A at
+     * {@code sinkAt}, noted in {@code posted}. A peer that serves no RDMA Reads (IRD 0) gets
+     * {@code dat_ep_post_rdma_read}'s documented refusal instead, DAT_INSUFFICIENT_RESOURCES.
+     */
+    public void postRead(final Endpoint ep, final Map<Long, EventDispatcher> posted, final long cookie,
+        final long sinkAt, final int size)
+    {
+        try
+        {
+            ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, sinkAt, size)}, cookie,
+                new RmrTriplet(0x5EED, 0x10000, size), CompletionFlags.DEFAULT_FLAG);
+            posted.put(cookie, reqEvd);
+        }
+        catch (final DatException e)
+        {
+            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.type(), e.toString());
+        }
     }
 
     /**
