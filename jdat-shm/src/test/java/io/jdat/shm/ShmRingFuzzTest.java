@@ -1,5 +1,8 @@
 package io.jdat.shm;
 
+import static io.jdat.testkit.FuzzVictim.READ_SINK;
+import static io.jdat.testkit.FuzzVictim.READ_SIZE;
+import static io.jdat.testkit.FuzzVictim.RECV_SIZE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -77,12 +80,6 @@ class ShmRingFuzzTest
     private static final int RING = 65536;
     /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 8192;
-    private static final int B_SIZE = 4096;
-    private static final int RECV_SIZE = 256;
-    private static final int READ_SINK = 1024;
-    private static final int READ_SIZE = 256;
-    private static final long READ_COOKIE = 100;
-    private static final long SECOND = 1_000_000L;
     private static final int[] TYPES = {RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE, RdmapOpcode.RDMA_WRITE,
         RdmapOpcode.RDMA_READ_REQUEST, RdmapOpcode.RDMA_READ_RESPONSE, RdmapOpcode.TERMINATE, Frame.PAD, Frame.CLOSE};
 
@@ -114,7 +111,7 @@ class ShmRingFuzzTest
     {
         dir = TestFiles.freshDir();
         victim = ShmNode.open(dir, "victim", "ring_size=" + RING);
-        v = new FuzzVictim(victim, A_SIZE, B_SIZE);
+        v = new FuzzVictim(victim, A_SIZE);
         a = v.a;
         b = v.b;
         victim.ia.pspCreate(QUAL, v.crEvd, PspFlags.CONSUMER_FLAG);
@@ -223,7 +220,7 @@ class ShmRingFuzzTest
             {
                 if ((options & OPT_READ) != 0)
                 {
-                    v.postRead(ep, posted, READ_COOKIE, READ_SINK, READ_SIZE);
+                    v.postRead(ep, posted);
                 }
                 if ((options & OPT_RAW) != 0)
                 {
@@ -242,7 +239,7 @@ class ShmRingFuzzTest
                     end.toString());
                 victimTerminates(h, end);
             }
-            v.accountFor(posted, c -> c == READ_COOKIE ? READ_SIZE : RECV_SIZE, Hostile.STRAY_INTERRUPTS);
+            v.accountFor(posted, Hostile.STRAY_INTERRUPTS);
         }
         finally
         {

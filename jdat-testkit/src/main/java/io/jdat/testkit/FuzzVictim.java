@@ -26,7 +26,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
-import java.util.function.LongUnaryOperator;
 import java.util.logging.Handler;
 import java.util.logging.Logger;
 
@@ -39,6 +38,15 @@ import java.util.logging.Logger;
  */
 public final class FuzzVictim implements AutoCloseable
 {
+    /** Region B's size: what a peer must never change. */
+    public static final int B_SIZE = 4096;
+    /** The length of each Recv the targets post into region A. */
+    public static final int RECV_SIZE = 256;
+    /** Where in region A the RDMA Read's data lands ({@link #postRead}), its length and its cookie. */
+    public static final int READ_SINK = 1024;
+    public static final int READ_SIZE = 256;
+    public static final long READ_COOKIE = 100;
+
     public final EventDispatcher crEvd;
     public final EventDispatcher recvEvd;
     public final EventDispatcher reqEvd;
@@ -56,11 +64,11 @@ public final class FuzzVictim implements AutoCloseable
     private final Handler handler = FuzzInput.warningsTo(failures);
     private final Thread.UncaughtExceptionHandler previousHandler = Thread.getDefaultUncaughtExceptionHandler();
 
-    /** Makes the EVDs and registers regions A and B of {@code node}'s memory. */
-    public FuzzVictim(final ProviderNode node, final int aSize, final int bSize)
+    /** Makes the EVDs and registers region A ({@code aSize} bytes) and B of {@code node}'s memory. */
+    public FuzzVictim(final ProviderNode node, final int aSize)
     {
         this.aSize = aSize;
-        this.bSize = bSize;
+        this.bSize = B_SIZE;
         crEvd = node.evd(64, EvdFlags.CR_FLAG);
         recvEvd = node.evd(1024, EvdFlags.DTO_FLAG);
         reqEvd = node.evd(1024, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
@@ -102,18 +110,17 @@ public final class FuzzVictim implements AutoCloseable
     }
 
     /**
-     * Posts an RDMA Read of {@code size} bytes from a made-up remote buffer into region A at
-     * {@code sinkAt}, noted in {@code posted}. A peer that serves no RDMA Reads (IRD 0) gets
+     * Posts an RDMA Read of {@link #READ_SIZE} bytes from a made-up remote buffer into region A at
+     * {@link #READ_SINK}, noted in {@code posted}. A peer that serves no RDMA Reads (IRD 0) gets
      * {@code dat_ep_post_rdma_read}'s documented refusal instead, DAT_INSUFFICIENT_RESOURCES.
      */
-    public void postRead(final Endpoint ep, final Map<Long, EventDispatcher> posted, final long cookie,
-        final long sinkAt, final int size)
+    public void postRead(final Endpoint ep, final Map<Long, EventDispatcher> posted)
     {
         try
         {
-            ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, sinkAt, size)}, cookie,
-                new RmrTriplet(0x5EED, 0x10000, size), CompletionFlags.DEFAULT_FLAG);
-            posted.put(cookie, reqEvd);
+            ep.postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(a, READ_SINK, READ_SIZE)}, READ_COOKIE,
+                new RmrTriplet(0x5EED, 0x10000, READ_SIZE), CompletionFlags.DEFAULT_FLAG);
+            posted.put(READ_COOKIE, reqEvd);
         }
         catch (final DatException e)
         {
@@ -124,11 +131,10 @@ public final class FuzzVictim implements AutoCloseable
     /**
      * After an input: every DTO of {@code posted} (cookie to the EVD it completes on) completes
      * once, none with a local protection error (what an exception inside jdat gives) and none
-     * longer than {@code maxLength} of its cookie; then no EVD holds anything more. Waits go
-     * through {@link FuzzInput#next}, counting stray interrupts in {@code strayInterrupts}.
+     * longer than it was posted with; then no EVD holds anything more. Waits go through
+     * {@link FuzzInput#next}, counting stray interrupts in {@code strayInterrupts}.
      */
-    public void accountFor(final Map<Long, EventDispatcher> posted, final LongUnaryOperator maxLength,
-        final AtomicInteger strayInterrupts)
+    public void accountFor(final Map<Long, EventDispatcher> posted, final AtomicInteger strayInterrupts)
     {
         final Map<Long, EventDispatcher> open = new HashMap<>(posted);
         while (!open.isEmpty())
@@ -141,7 +147,7 @@ public final class FuzzVictim implements AutoCloseable
             assertNotEquals(DtoStatus.ERR_LOCAL_PROTECTION, ev.dto.status, "an exception inside jdat: " + ev);
             if (ev.dto.status == DtoStatus.SUCCESS)
             {
-                assertTrue(ev.dto.transferredLength <= maxLength.applyAsLong(cookie), ev.toString());
+                assertTrue(ev.dto.transferredLength <= (cookie == READ_COOKIE ? READ_SIZE : RECV_SIZE), ev.toString());
             }
         }
         assertNoEvent(recvEvd, "a receive completion nobody posted");

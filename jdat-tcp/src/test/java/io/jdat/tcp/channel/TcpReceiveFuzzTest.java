@@ -1,5 +1,8 @@
 package io.jdat.tcp.channel;
 
+import static io.jdat.testkit.FuzzVictim.READ_SINK;
+import static io.jdat.testkit.FuzzVictim.READ_SIZE;
+import static io.jdat.testkit.FuzzVictim.RECV_SIZE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -98,11 +101,6 @@ class TcpReceiveFuzzTest
 
     /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 32768;
-    private static final int B_SIZE = 4096;
-    private static final int RECV_SIZE = 256;
-    private static final int READ_SINK = 1024;
-    private static final int READ_SIZE = 256;
-    private static final long READ_COOKIE = 100;
     private static final long SECOND = 1_000_000L;
     private static final byte[] HELLO = "fuzz".getBytes(StandardCharsets.US_ASCII);
 
@@ -120,7 +118,7 @@ class TcpReceiveFuzzTest
     static void open() throws IOException
     {
         node = TcpNode.open("");
-        v = new FuzzVictim(node, A_SIZE, B_SIZE);
+        v = new FuzzVictim(node, A_SIZE);
         a = v.a;
         b = v.b;
         psp = node.ia.pspCreateAny(v.crEvd, PspFlags.CONSUMER_FLAG);
@@ -252,7 +250,7 @@ class TcpReceiveFuzzTest
             {
                 run.exchange(stream, options);
             }
-            v.accountFor(run.posted, c -> c == READ_COOKIE ? READ_SIZE : RECV_SIZE, STRAY_INTERRUPTS);
+            v.accountFor(run.posted, STRAY_INTERRUPTS);
         }
         finally
         {
@@ -453,7 +451,7 @@ class TcpReceiveFuzzTest
             final boolean crc = Mpa.crcInUse(request, reply);
             if (established && (options & OPT_READ) != 0)
             {
-                v.postRead(ep, posted, READ_COOKIE, READ_SINK, READ_SIZE);
+                v.postRead(ep, posted);
             }
             final byte[] bytes = adapt(stream, crc && (options & OPT_FIX_CRC) != 0);
             try
