@@ -4,6 +4,7 @@ import io.jdat.Lmr;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.RegionDescription;
+import io.jdat.testkit.BytePattern;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -68,7 +69,7 @@ final class Direct
 
     static void fill(final MemorySegment memory, final int regionOffset, final int seed)
     {
-        TestFiles.fill(memory, REGION_AT + regionOffset, LENGTH, seed);
+        BytePattern.fill(memory, REGION_AT + regionOffset, LENGTH, seed);
     }
 
     /**
@@ -86,7 +87,7 @@ final class Direct
             {
                 return guard;
             }
-            final long bad = TestFiles.mismatch(memory, start, LENGTH, rangesAndSeeds[i + 1]);
+            final long bad = BytePattern.mismatch(memory, start, LENGTH, rangesAndSeeds[i + 1]);
             if (bad >= 0)
             {
                 return name + ": byte " + bad + " of the range at region offset " + rangesAndSeeds[i]

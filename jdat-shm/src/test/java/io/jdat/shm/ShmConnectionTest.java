@@ -25,6 +25,7 @@ import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.BytePattern;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -200,32 +201,32 @@ class ShmConnectionTest
             {
                 final int len = size - round * 7919;
                 s.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, size)}, 100 + round, 0);
-                TestFiles.fill(cm.memory(), 0, len, round);
+                BytePattern.fill(cm.memory(), 0, len, round);
                 c.ep().postSend(2, new LmrTriplet[] {LmrTriplet.of(cm, 0, len / 2), LmrTriplet.of(cm, len / 2,
                     len - len / 2)}, 200 + round, 0);
                 final DatEvent recv = next(s.recv(), EventNumber.DTO_COMPLETION_EVENT);
                 assertEquals(DtoStatus.SUCCESS, recv.dto.status);
                 assertEquals(100 + round, recv.dto.userCookie);
                 assertEquals(len, recv.dto.transferredLength);
-                assertEquals(-1, TestFiles.mismatch(sm.memory(), 0, len, round), "Send data in the receive buffer");
+                assertEquals(-1, BytePattern.mismatch(sm.memory(), 0, len, round), "Send data in the receive buffer");
                 final DatEvent sent = next(c.req(), EventNumber.DTO_COMPLETION_EVENT);
                 assertEquals(DtoStatus.SUCCESS, sent.dto.status);
                 assertEquals(200 + round, sent.dto.userCookie);
             }
 
-            TestFiles.fill(cm.memory(), size, size, 77);
+            BytePattern.fill(cm.memory(), size, size, 77);
             c.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(cm, size, size)}, 300,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + 2L * size, size), 0);
             assertEquals(DtoStatus.SUCCESS, next(c.req(), EventNumber.DTO_COMPLETION_EVENT).dto.status);
-            assertEquals(-1, TestFiles.mismatch(sm.memory(), 2L * size, size, 77), "RDMA Write data at the target");
+            assertEquals(-1, BytePattern.mismatch(sm.memory(), 2L * size, size, 77), "RDMA Write data at the target");
 
-            TestFiles.fill(sm.memory(), 3L * size, size, 78);
+            BytePattern.fill(sm.memory(), 3L * size, size, 78);
             c.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 3L * size, size)}, 400,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + 3L * size, size), 0);
             final DatEvent read = next(c.req(), EventNumber.DTO_COMPLETION_EVENT);
             assertEquals(DtoStatus.SUCCESS, read.dto.status);
             assertEquals(400, read.dto.userCookie);
-            assertEquals(-1, TestFiles.mismatch(cm.memory(), 3L * size, size, 78), "RDMA Read data in the sink");
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 3L * size, size, 78), "RDMA Read data in the sink");
         }
     }
 

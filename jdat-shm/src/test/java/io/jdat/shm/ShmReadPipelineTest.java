@@ -9,6 +9,7 @@ import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.BytePattern;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,7 +54,7 @@ class ShmReadPipelineTest
             {
                 for (int i = 0; i < READS; i++)
                 {
-                    TestFiles.fill(source.memory(), (long) i * SIZE, SIZE, round * READS + i);
+                    BytePattern.fill(source.memory(), (long) i * SIZE, SIZE, round * READS + i);
                 }
                 for (int i = 0; i < READS; i++)
                 {
@@ -69,7 +70,7 @@ class ShmReadPipelineTest
                 }
                 for (int i = 0; i < READS; i++)
                 {
-                    assertEquals(-1, TestFiles.mismatch(sink.memory(), (long) i * SIZE, SIZE, round * READS + i),
+                    assertEquals(-1, BytePattern.mismatch(sink.memory(), (long) i * SIZE, SIZE, round * READS + i),
                         "round " + round + ", read " + i + " in the sink");
                 }
             }

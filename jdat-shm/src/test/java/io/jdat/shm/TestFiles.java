@@ -2,8 +2,6 @@ package io.jdat.shm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -61,35 +59,5 @@ final class TestFiles
         {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The byte at index {@code i} of the pattern {@code seed}. */
-    static byte pattern(final long seed, final long i)
-    {
-        long x = (seed + 1) * 0x9E37_79B9_7F4A_7C15L + i * 0xBF58_476D_1CE4_E5B9L;
-        x ^= x >>> 31;
-        x *= 0x94D0_49BB_1331_11EBL;
-        return (byte) (x >>> 29);
-    }
-
-    static void fill(final MemorySegment s, final long off, final long len, final long seed)
-    {
-        for (long i = 0; i < len; i++)
-        {
-            s.set(ValueLayout.JAVA_BYTE, off + i, pattern(seed, i));
-        }
-    }
-
-    /** The index of the first byte that differs from the pattern, or -1. */
-    static long mismatch(final MemorySegment s, final long off, final long len, final long seed)
-    {
-        for (long i = 0; i < len; i++)
-        {
-            if (s.get(ValueLayout.JAVA_BYTE, off + i) != pattern(seed, i))
-            {
-                return i;
-            }
-        }
-        return -1;
     }
 }

@@ -14,8 +14,6 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -118,7 +116,7 @@ public final class Transaction
         }
         one[0] = LmrTriplet.of(lmr, LMR_SIZE - 4096, 64);
         ep.ep().postRecv(1, one, 200, 0);
-        fill(lmr.memory(), READ_AT, RDMA, 8);
+        BytePattern.fill(lmr.memory(), READ_AT, RDMA, 8);
 
         final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "connection request");
         final CrParam p = new CrParam();
@@ -130,10 +128,10 @@ public final class Transaction
         for (int i = 0; i < SENDS; i++)
         {
             completed(ep.recv(), 100 + i, sendSize(i), "Recv " + i);
-            check(mismatch(lmr.memory(), 64L * 1024 * i, sendSize(i), 10 + i) < 0, "bytes of Send " + i);
+            check(BytePattern.mismatch(lmr.memory(), 64L * 1024 * i, sendSize(i), 10 + i) < 0, "bytes of Send " + i);
         }
         completed(ep.recv(), 200, 7, "Recv of WRITTEN");
-        check(mismatch(lmr.memory(), WRITE_AT, RDMA, 9) < 0, "bytes of the RDMA Write");
+        check(BytePattern.mismatch(lmr.memory(), WRITE_AT, RDMA, 9) < 0, "bytes of the RDMA Write");
         lmr.memory().setString(LMR_SIZE - 8192, "VERIFIED", StandardCharsets.US_ASCII);
         one[0] = LmrTriplet.of(lmr, LMR_SIZE - 8192, 8);
         ep.ep().postSend(1, one, 300, 0);
@@ -159,7 +157,7 @@ public final class Transaction
 
         for (int i = 0; i < SENDS; i++)
         {
-            fill(mem.memory(), 64L * 1024 * i, sendSize(i), 10 + i);
+            BytePattern.fill(mem.memory(), 64L * 1024 * i, sendSize(i), 10 + i);
             one[0] = LmrTriplet.of(mem, 64L * 1024 * i, sendSize(i));
             ep.ep().postSend(1, one, 10 + i, 0);
         }
@@ -167,14 +165,14 @@ public final class Transaction
         {
             completed(ep.req(), 10 + i, -1, "Send " + i);
         }
-        fill(mem.memory(), WRITE_AT, RDMA, 9);
+        BytePattern.fill(mem.memory(), WRITE_AT, RDMA, 9);
         one[0] = LmrTriplet.of(mem, WRITE_AT, RDMA);
         ep.ep().postRdmaWrite(1, one, 20, new RmrTriplet(rmr, base + WRITE_AT, RDMA), 0);
         completed(ep.req(), 20, -1, "RDMA Write");
         one[0] = LmrTriplet.of(mem, READ_AT, RDMA);
         ep.ep().postRdmaRead(1, one, 30, new RmrTriplet(rmr, base + READ_AT, RDMA), 0);
         completed(ep.req(), 30, -1, "RDMA Read");
-        check(mismatch(mem.memory(), READ_AT, RDMA, 8) < 0, "bytes of the RDMA Read");
+        check(BytePattern.mismatch(mem.memory(), READ_AT, RDMA, 8) < 0, "bytes of the RDMA Read");
 
         mem.memory().setString(LMR_SIZE - 8192, "WRITTEN", StandardCharsets.US_ASCII);
         one[0] = LmrTriplet.of(mem, LMR_SIZE - 8192, 7);
@@ -186,31 +184,5 @@ public final class Transaction
         ep.ep().disconnect(CloseFlags.GRACEFUL_FLAG);
         next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED, "client disconnected");
         mem.free();
-    }
-
-    private static byte at(final long i, final int seed)
-    {
-        return (byte) (i * 31 + seed * 17 + (i >>> 8));
-    }
-
-    private static void fill(final MemorySegment m, final long offset, final long length, final int seed)
-    {
-        for (long i = 0; i < length; i++)
-        {
-            m.set(ValueLayout.JAVA_BYTE, offset + i, at(i, seed));
-        }
-    }
-
-    /** The first index where the pattern differs, or -1. */
-    private static long mismatch(final MemorySegment m, final long offset, final long length, final int seed)
-    {
-        for (long i = 0; i < length; i++)
-        {
-            if (m.get(ValueLayout.JAVA_BYTE, offset + i) != at(i, seed))
-            {
-                return i;
-            }
-        }
-        return -1;
     }
 }

@@ -16,6 +16,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.BytePattern;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -98,7 +99,7 @@ final class FaultSession
         final int size = segmentSize(shape);
         for (int i = 0; i < length(shape); i++)
         {
-            m.set(ValueLayout.JAVA_BYTE, base + (long) (i / size) * (size + 128) + i % size, Bytes.at(i, seed));
+            m.set(ValueLayout.JAVA_BYTE, base + (long) (i / size) * (size + 128) + i % size, BytePattern.at(i, seed));
         }
     }
 
@@ -108,7 +109,8 @@ final class FaultSession
         final int size = segmentSize(shape);
         for (int i = 0; i < length(shape); i++)
         {
-            if (m.get(ValueLayout.JAVA_BYTE, base + (long) (i / size) * (size + 128) + i % size) != Bytes.at(i, seed))
+            final long at = base + (long) (i / size) * (size + 128) + i % size;
+            if (m.get(ValueLayout.JAVA_BYTE, at) != BytePattern.at(i, seed))
             {
                 return i;
             }
@@ -299,7 +301,7 @@ final class FaultSession
             final int shape = (int) (sends % shapes);
             final long slot = (ev.dto.userCookie - RECV_COOKIE) % SERVER_RECVS * SLOT;
             if (ev.dto.transferredLength != length(shape)
-                || Bytes.mismatch(lmr.memory(), slot, length(shape), seed(round, shape, false)) >= 0)
+                || BytePattern.mismatch(lmr.memory(), slot, length(shape), seed(round, shape, false)) >= 0)
             {
                 badInRound++;
             }

@@ -11,6 +11,7 @@ import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.BytePattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -56,7 +57,7 @@ class TcpDataTest
             for (int i = 0; i < SENDS.length; i++)
             {
                 final int n = SENDS[i];
-                Bytes.fill(cm.memory(), at, n, i);
+                BytePattern.fill(cm.memory(), at, n, i);
                 final LmrTriplet[] iov = n < 3 ? new LmrTriplet[] {LmrTriplet.of(cm, at, n)}
                     : new LmrTriplet[] {LmrTriplet.of(cm, at, n / 3), LmrTriplet.of(cm, at + n / 3, n / 3),
                         LmrTriplet.of(cm, at + 2 * (n / 3), n - 2 * (n / 3))};
@@ -68,33 +69,33 @@ class TcpDataTest
             {
                 completed(client.req(), 10 + i, SENDS[i]);
                 completed(server.recv(), 100 + i, SENDS[i]);
-                assertEquals(-1, Bytes.mismatch(sm.memory(), at, SENDS[i], i), "bytes of Send " + i);
+                assertEquals(-1, BytePattern.mismatch(sm.memory(), at, SENDS[i], i), "bytes of Send " + i);
                 at += SENDS[i];
             }
 
             // an RDMA Write into the server's memory
             final long writeAt = 512 << 10;
-            Bytes.fill(cm.memory(), writeAt, RDMA, 21);
+            BytePattern.fill(cm.memory(), writeAt, RDMA, 21);
             client.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(cm, writeAt, RDMA)}, 20,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + writeAt, RDMA), CompletionFlags.DEFAULT_FLAG);
             completed(client.req(), 20, RDMA);
 
             // an RDMA Read of the server's memory; it also orders the Write before it on the wire
             final long readAt = 1 << 20;
-            Bytes.fill(sm.memory(), readAt, RDMA, 22);
+            BytePattern.fill(sm.memory(), readAt, RDMA, 22);
             client.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, readAt, RDMA)}, 30,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + readAt, RDMA), CompletionFlags.DEFAULT_FLAG);
             completed(client.req(), 30, RDMA);
-            assertEquals(-1, Bytes.mismatch(cm.memory(), readAt, RDMA, 22), "bytes of the RDMA Read");
-            assertEquals(-1, Bytes.mismatch(sm.memory(), writeAt, RDMA, 21), "bytes of the RDMA Write");
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), readAt, RDMA, 22), "bytes of the RDMA Read");
+            assertEquals(-1, BytePattern.mismatch(sm.memory(), writeAt, RDMA, 21), "bytes of the RDMA Write");
 
             // the server answers with a Send of its own
             client.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 4096)}, 40, CompletionFlags.DEFAULT_FLAG);
-            Bytes.fill(sm.memory(), 0, 4096, 23);
+            BytePattern.fill(sm.memory(), 0, 4096, 23);
             server.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 4096)}, 41, CompletionFlags.DEFAULT_FLAG);
             completed(server.req(), 41, 4096);
             completed(client.recv(), 40, 4096);
-            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 4096, 23), "bytes of the server's Send");
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 0, 4096, 23), "bytes of the server's Send");
         }
     }
 
@@ -111,7 +112,7 @@ class TcpDataTest
                 CompletionFlags.DEFAULT_FLAG);
             pair.server().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sm, 0, 64)}, 2,
                 CompletionFlags.DEFAULT_FLAG);
-            Bytes.fill(sm.memory(), 4096, 64, 5);
+            BytePattern.fill(sm.memory(), 4096, 64, 5);
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
                 CompletionFlags.DEFAULT_FLAG);
             if (p2p)
@@ -123,14 +124,14 @@ class TcpDataTest
             {
                 // RFC 5044: the responder waits for the initiator's first FPDU
                 assertTrue(TcpNode.quiet(pair.client().recv(), 300), "the responder sent first");
-                Bytes.fill(cm.memory(), 4096, 64, 6);
+                BytePattern.fill(cm.memory(), 4096, 64, 6);
                 pair.client().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(cm, 4096, 64)}, 4,
                     CompletionFlags.DEFAULT_FLAG);
                 completed(pair.server().recv(), 2, 64);
                 completed(pair.client().recv(), 1, 64);
-                assertEquals(-1, Bytes.mismatch(sm.memory(), 0, 64, 6));
+                assertEquals(-1, BytePattern.mismatch(sm.memory(), 0, 64, 6));
             }
-            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 64, 5));
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 0, 64, 5));
             completed(pair.server().req(), 3, 64);
         }
     }
@@ -145,12 +146,12 @@ class TcpDataTest
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
             pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1,
                 CompletionFlags.DEFAULT_FLAG);
-            Bytes.fill(sm.memory(), 4096, 64, 7);
+            BytePattern.fill(sm.memory(), 4096, 64, 7);
             // as OFED dapltest's performance server: its first Send before anything of the client's
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
                 CompletionFlags.DEFAULT_FLAG);
             completed(pair.client().recv(), 1, 64);
-            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 64, 7));
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 0, 64, 7));
             completed(pair.server().req(), 3, 64);
         }
     }
@@ -166,13 +167,13 @@ class TcpDataTest
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
             pair.client().ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(cm, 0, 64)}, 1,
                 CompletionFlags.DEFAULT_FLAG);
-            Bytes.fill(sm.memory(), 4096, 64, 8);
+            BytePattern.fill(sm.memory(), 4096, 64, 8);
             // the initiator (no peer-to-peer mode) never speaks first, as siw's under dapltest -T P
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
                 CompletionFlags.DEFAULT_FLAG);
             assertTrue(TcpNode.quiet(pair.client().recv(), 300), "the responder did not hold its Send");
             completed(pair.client().recv(), 1, 64);
-            assertEquals(-1, Bytes.mismatch(cm.memory(), 0, 64, 8));
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 0, 64, 8));
             completed(pair.server().req(), 3, 64);
         }
     }
@@ -202,7 +203,7 @@ class TcpDataTest
                 {
                     for (int i = 0; i < messages; i++)
                     {
-                        Bytes.fill(cm.memory(), (long) i * size, size, seed * 100 + i);
+                        BytePattern.fill(cm.memory(), (long) i * size, size, seed * 100 + i);
                         final LmrTriplet[] iov = {LmrTriplet.of(cm, (long) i * size, size)};
                         if (i % 2 == 0)
                         {
@@ -235,7 +236,7 @@ class TcpDataTest
                     completed(pair.client().req(), 999, 16);
                     for (int i = 0; i < messages; i++)
                     {
-                        assertEquals(-1, Bytes.mismatch(sm.memory(), (long) i * size, size, seed * 100 + i),
+                        assertEquals(-1, BytePattern.mismatch(sm.memory(), (long) i * size, size, seed * 100 + i),
                             "connection " + seed + " message " + i);
                     }
                 }, task -> Thread.ofPlatform().daemon().name("conn-" + seed).start(task)));
@@ -263,18 +264,18 @@ class TcpDataTest
             final Lmr local = c.lmr(MEM);
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
             final TcpNode.Ep client = pair.client();
-            Bytes.fill(local.memory(), 0, RDMA, 31);
+            BytePattern.fill(local.memory(), 0, RDMA, 31);
             client.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(local, 0, RDMA)}, 1,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + 8, RDMA), CompletionFlags.DEFAULT_FLAG);
             completed(client.req(), 1, RDMA);
-            Bytes.fill(sm.memory(), 1 << 20, RDMA, 32);
+            BytePattern.fill(sm.memory(), 1 << 20, RDMA, 32);
             client.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 16, RDMA)}, 2,
                 new RmrTriplet(sm.rmrContext(), sm.registeredAddress() + (1 << 20), RDMA),
                 CompletionFlags.DEFAULT_FLAG);
             completed(client.req(), 2, RDMA);
-            assertEquals(-1, Bytes.mismatch(cm.memory(), 16, RDMA, 32), "bytes of the RDMA Read");
+            assertEquals(-1, BytePattern.mismatch(cm.memory(), 16, RDMA, 32), "bytes of the RDMA Read");
             // the Read came after the Write on the same connection: the Write was placed first
-            assertEquals(-1, Bytes.mismatch(sm.memory(), 8, RDMA, 31), "bytes of the RDMA Write");
+            assertEquals(-1, BytePattern.mismatch(sm.memory(), 8, RDMA, 31), "bytes of the RDMA Write");
         }
     }
 

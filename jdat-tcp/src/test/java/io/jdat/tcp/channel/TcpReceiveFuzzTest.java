@@ -32,6 +32,7 @@ import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduDecoder;
 import io.jdat.tcp.FpduEncoder;
 import io.jdat.tcp.Mpa;
+import io.jdat.testkit.BytePattern;
 import io.jdat.testkit.FuzzInput;
 import io.jdat.testkit.FuzzVictim;
 import io.jdat.testkit.GuardedRegions;
@@ -233,7 +234,7 @@ class TcpReceiveFuzzTest
         final byte[] stream = Arrays.copyOfRange(input, 3 + frameLength, input.length);
 
         v.clear();
-        Bytes.fill(v.regionA(), 0, A_SIZE, 11);
+        BytePattern.fill(v.regionA(), 0, A_SIZE, 11);
         final Endpoint ep = node.ia.epCreate(node.pz, v.recvEvd, v.reqEvd, v.connEvd, null);
         final Run run = new Run(ep);
         try

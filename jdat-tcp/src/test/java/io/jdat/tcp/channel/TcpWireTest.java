@@ -27,6 +27,7 @@ import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.tcp.DdpRdmap;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.Mpa;
+import io.jdat.testkit.BytePattern;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -122,10 +123,10 @@ class TcpWireTest
             final DatEvent recv = next(s.ep().recv(), EventNumber.DTO_COMPLETION_EVENT);
             assertEquals(DtoStatus.SUCCESS, recv.dto.status, recv.toString());
             assertEquals(3000, recv.dto.transferredLength);
-            assertTrue(Bytes.all(s.lmr().memory(), 0, 3000, (byte) 0x42));
+            assertTrue(BytePattern.all(s.lmr().memory(), 0, 3000, (byte) 0x42));
 
             // jdat's Send: one FPDU with a good CRC, queue 0, MSN 1, MO 0, L set
-            Bytes.fill(s.lmr().memory(), 8192, 100, 3);
+            BytePattern.fill(s.lmr().memory(), 8192, 100, 3);
             s.ep().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(s.lmr(), 8192, 100)}, 9,
                 CompletionFlags.DEFAULT_FLAG);
             final ByteBuffer f = raw.readFpdu();
@@ -142,7 +143,7 @@ class TcpWireTest
             assertEquals(1, DdpRdmap.msn(f, seg));
             assertEquals(0, DdpRdmap.mo(f, seg));
             final MemorySegment body = MemorySegment.ofBuffer(f).asSlice(seg + DdpRdmap.UNTAGGED_HEADER_LENGTH, 100);
-            assertEquals(-1, Bytes.mismatch(body, 0, 100, 3));
+            assertEquals(-1, BytePattern.mismatch(body, 0, 100, 3));
         }
     }
 
@@ -354,7 +355,7 @@ class TcpWireTest
             next(s.ep().conn(), EventNumber.CONNECTION_EVENT_BROKEN);
             final DatEvent recv = next(s.ep().recv(), EventNumber.DTO_COMPLETION_EVENT);
             assertNotEquals(DtoStatus.SUCCESS, recv.dto.status, recv.toString());
-            assertTrue(Bytes.all(s.lmr().memory(), 0, MEM, UNTOUCHED), "nothing was placed");
+            assertTrue(BytePattern.all(s.lmr().memory(), 0, MEM, UNTOUCHED), "nothing was placed");
         }
     }
 
@@ -439,7 +440,7 @@ class TcpWireTest
             assertEquals(TerminateCodes.LAYER_LLP, info.layer(), info.toString());
             assertEquals(TerminateCodes.LLP_NO_MATCHING_RTR, info.code(), info.toString());
             next(s.ep().conn(), EventNumber.CONNECTION_EVENT_BROKEN);
-            assertTrue(Bytes.all(s.lmr().memory(), 0, MEM, UNTOUCHED), "nothing was placed");
+            assertTrue(BytePattern.all(s.lmr().memory(), 0, MEM, UNTOUCHED), "nothing was placed");
         }
     }
 }

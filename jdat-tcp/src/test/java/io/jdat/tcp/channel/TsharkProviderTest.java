@@ -21,6 +21,7 @@ import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.testkit.BytePattern;
 import io.jdat.testkit.TsharkCapture;
 import io.jdat.testkit.WireMessages;
 import java.util.List;
@@ -106,46 +107,46 @@ class TsharkProviderTest
         TcpNode.next(cEp.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
 
         // the client: Send, Send with SE (two gather segments), RDMA Write, RDMA Read of what it wrote
-        Bytes.fill(cm.memory(), 16384, 5, 1);
+        BytePattern.fill(cm.memory(), 16384, 5, 1);
         cEp.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(cm, 16384, 5)}, 1, 0);
         completed(cEp.req(), 1, 5);
         completed(sEp.recv(), 100, 5);
-        assertTrue(Bytes.mismatch(sm.memory(), 0, 5, 1) < 0, "the Send's bytes");
-        Bytes.fill(cm.memory(), 32768, 5000, 2);
+        assertTrue(BytePattern.mismatch(sm.memory(), 0, 5, 1) < 0, "the Send's bytes");
+        BytePattern.fill(cm.memory(), 32768, 5000, 2);
         cEp.ep().postSend(2, new LmrTriplet[] {LmrTriplet.of(cm, 32768, 2000), LmrTriplet.of(cm, 34768, 3000)}, 2,
             CompletionFlags.SOLICITED_WAIT_FLAG);
         completed(cEp.req(), 2, 5000);
         completed(sEp.recv(), 101, 5000);
-        assertTrue(Bytes.mismatch(sm.memory(), 8192, 5000, 2) < 0, "the Send with SE's bytes");
-        Bytes.fill(cm.memory(), 65536, 10_000, 3);
+        assertTrue(BytePattern.mismatch(sm.memory(), 8192, 5000, 2) < 0, "the Send with SE's bytes");
+        BytePattern.fill(cm.memory(), 65536, 10_000, 3);
         cEp.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(cm, 65536, 10_000)}, 3,
             new RmrTriplet(sStag, s + 65536, 10_000), 0);
         completed(cEp.req(), 3, 10_000);
         cEp.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(cm, 131072, 10_000)}, 4,
             new RmrTriplet(sStag, s + 65536, 10_000), 0);
         completed(cEp.req(), 4, 10_000);
-        assertTrue(Bytes.mismatch(cm.memory(), 131072, 10_000, 3) < 0, "the RDMA Read's bytes (of the Write)");
+        assertTrue(BytePattern.mismatch(cm.memory(), 131072, 10_000, 3) < 0, "the RDMA Read's bytes (of the Write)");
 
         // the server: the same four the other way
-        Bytes.fill(sm.memory(), 200_000, 7, 4);
+        BytePattern.fill(sm.memory(), 200_000, 7, 4);
         sEp.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 200_000, 7)}, 11, 0);
         completed(sEp.req(), 11, 7);
         completed(cEp.recv(), 200, 7);
-        assertTrue(Bytes.mismatch(cm.memory(), 0, 7, 4) < 0, "the server's Send's bytes");
-        Bytes.fill(sm.memory(), 210_000, 3000, 5);
+        assertTrue(BytePattern.mismatch(cm.memory(), 0, 7, 4) < 0, "the server's Send's bytes");
+        BytePattern.fill(sm.memory(), 210_000, 3000, 5);
         sEp.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 210_000, 3000)}, 12,
             CompletionFlags.SOLICITED_WAIT_FLAG);
         completed(sEp.req(), 12, 3000);
         completed(cEp.recv(), 201, 3000);
-        assertTrue(Bytes.mismatch(cm.memory(), 8192, 3000, 5) < 0, "the server's Send with SE's bytes");
-        Bytes.fill(sm.memory(), 262144, 20_000, 6);
+        assertTrue(BytePattern.mismatch(cm.memory(), 8192, 3000, 5) < 0, "the server's Send with SE's bytes");
+        BytePattern.fill(sm.memory(), 262144, 20_000, 6);
         sEp.ep().postRdmaWrite(1, new LmrTriplet[] {LmrTriplet.of(sm, 262144, 20_000)}, 13,
             new RmrTriplet(cStag, c + 262144, 20_000), 0);
         completed(sEp.req(), 13, 20_000);
         sEp.ep().postRdmaRead(1, new LmrTriplet[] {LmrTriplet.of(sm, 393216, 20_000)}, 14,
             new RmrTriplet(cStag, c + 262144, 20_000), 0);
         completed(sEp.req(), 14, 20_000);
-        assertTrue(Bytes.mismatch(sm.memory(), 393216, 20_000, 6) < 0, "the server's RDMA Read's bytes");
+        assertTrue(BytePattern.mismatch(sm.memory(), 393216, 20_000, 6) < 0, "the server's RDMA Read's bytes");
 
         // a violation: a Read of an STag the server never registered
         final int bad = ~sStag;
