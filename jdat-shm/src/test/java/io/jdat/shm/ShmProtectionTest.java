@@ -1,18 +1,12 @@
 package io.jdat.shm;
 
-import io.jdat.Dat;
-import io.jdat.DatOut;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
 import io.jdat.IaAddress;
 import io.jdat.InterfaceAdapter;
-import io.jdat.ProviderInfo;
 import io.jdat.PspFlags;
 import io.jdat.testkit.ProtectionMatrix;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,10 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShmProtectionTest extends ProtectionMatrix
 {
-    private static final AtomicInteger NAMES = new AtomicInteger();
     private static final long QUAL = 5000;
     private final Path dir = TestFiles.freshDir();
-    private final Map<ProviderInfo, ShmLibrary> registered = new HashMap<>();
 
     @Override
     protected String provider()
@@ -36,18 +28,12 @@ class ShmProtectionTest extends ProtectionMatrix
     @Override
     protected InterfaceAdapter open(final String role)
     {
-        final ProviderInfo info = ProviderInfo.of("shm-prot" + ProcessHandle.current().pid() + "-"
-            + NAMES.incrementAndGet(), Dat.THREADSAFE);
-        final ShmLibrary library = new ShmLibrary();
-        library.providerInit(info, "dir=" + dir + " address=" + role);
-        registered.put(info, library);
-        return Dat.iaOpen(info.iaName(), 64, new DatOut<EventDispatcher>());
+        return openRegistered(new ShmLibrary(), "dir=" + dir + " address=" + role);
     }
 
     @Override
     protected void closed()
     {
-        registered.forEach((info, library) -> library.providerFini(info));
         TestFiles.delete(dir);
     }
 

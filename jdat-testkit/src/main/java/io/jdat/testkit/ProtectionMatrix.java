@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
+import io.jdat.Dat;
 import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatException;
+import io.jdat.DatOut;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
@@ -29,20 +31,25 @@ import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
+import io.jdat.ProviderInfo;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
+import io.jdat.spi.DatProviderLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
@@ -76,7 +83,10 @@ public abstract class ProtectionMatrix
     /** The length of the violating access. */
     public static final int LEN = 256;
 
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
     private final List<InterfaceAdapter> opened = new ArrayList<>();
+    private final Map<ProviderInfo, DatProviderLibrary> registered = new LinkedHashMap<>();
     private final Arena arena = Arena.ofShared();
 
     /** For a provider's test class, which names the provider and opens its IAs. */
@@ -90,9 +100,23 @@ public abstract class ProtectionMatrix
     /** Opens a fresh IA of the provider under test; the matrix closes it (abruptly). */
     protected abstract InterfaceAdapter open(String role);
 
-    /** Called once every IA of the test is closed: what {@link #open} registered can go. */
+    /** Called once every IA of the test is closed and what {@link #openRegistered} registered is removed. */
     protected void closed()
     {
+    }
+
+    /**
+     * For {@link #open}: registers {@code library} under a fresh name with {@code instanceData}
+     * ({@code dat_registry_add_provider}) and opens its IA. The name is removed again once every
+     * IA of the test is closed.
+     */
+    protected final InterfaceAdapter openRegistered(final DatProviderLibrary library, final String instanceData)
+    {
+        final ProviderInfo info = ProviderInfo.of(provider() + "-prot" + ProcessHandle.current().pid() + "-"
+            + NAMES.incrementAndGet(), Dat.THREADSAFE);
+        library.providerInit(info, instanceData);
+        registered.put(info, library);
+        return Dat.iaOpen(info.iaName(), 64, new DatOut<EventDispatcher>());
     }
 
     /**
@@ -119,6 +143,8 @@ public abstract class ProtectionMatrix
             }
         }
         arena.close();
+        registered.forEach((info, library) -> library.providerFini(info));
+        registered.clear();
         closed();
     }
 

@@ -1,18 +1,12 @@
 package io.jdat.tcp.channel;
 
-import io.jdat.Dat;
-import io.jdat.DatOut;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
 import io.jdat.IaAddress;
 import io.jdat.InterfaceAdapter;
-import io.jdat.ProviderInfo;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.testkit.ProtectionMatrix;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,8 +15,6 @@ import org.junit.jupiter.api.Test;
  */
 class TcpProtectionTest extends ProtectionMatrix
 {
-    private static final AtomicInteger NAMES = new AtomicInteger();
-    private final Map<ProviderInfo, TcpLibrary> registered = new HashMap<>();
 
     @Override
     protected String provider()
@@ -33,18 +25,7 @@ class TcpProtectionTest extends ProtectionMatrix
     @Override
     protected InterfaceAdapter open(final String role)
     {
-        final ProviderInfo info = ProviderInfo.of("tcp-prot" + ProcessHandle.current().pid() + "-"
-            + NAMES.incrementAndGet(), Dat.THREADSAFE);
-        final TcpLibrary library = new TcpLibrary();
-        library.providerInit(info, "");
-        registered.put(info, library);
-        return Dat.iaOpen(info.iaName(), 64, new DatOut<EventDispatcher>());
-    }
-
-    @Override
-    protected void closed()
-    {
-        registered.forEach((info, library) -> library.providerFini(info));
+        return openRegistered(new TcpLibrary(), "");
     }
 
     /** As in iWARP, a Write completes once the kernel took its bytes, before the target checked it. */
