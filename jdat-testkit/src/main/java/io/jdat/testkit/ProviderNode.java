@@ -125,6 +125,19 @@ public class ProviderNode implements AutoCloseable
         return ev;
     }
 
+    /** The next event of an EVD by polling {@code dat_evd_dequeue} (never waiting in it), for up to 5 s. */
+    public static DatEvent polled(final EventDispatcher evd)
+    {
+        final DatEvent ev = new DatEvent();
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (evd.dequeue(ev) != DatStatus.SUCCESS)
+        {
+            assertTrue(System.nanoTime() < deadline, "no event within 5 s");
+            Thread.onSpinWait();
+        }
+        return ev;
+    }
+
     /** Whether the EVD stays empty for {@code millis}. */
     public static boolean quiet(final EventDispatcher evd, final long millis)
     {

@@ -1,5 +1,6 @@
 package io.jdat.tools;
 
+import static io.jdat.testkit.ProviderNode.polled;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,7 +9,6 @@ import io.jdat.CompletionFlags;
 import io.jdat.ConnectFlags;
 import io.jdat.Dat;
 import io.jdat.DatEvent;
-import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
@@ -88,12 +88,12 @@ class InterruptedCallersTest
             interrupted("dat_ep_connect", () -> client.connect(attr.iaAddress, psp.connQual(), 5 * SECOND, null,
                 Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG));
             // the request arrives while an interrupted consumer polls for it
-            final DatEvent cr = interrupted("dat_evd_dequeue", () -> poll(crEvd));
+            final DatEvent cr = interrupted("dat_evd_dequeue", () -> polled(crEvd));
             assertTrue(cr.is(EventNumber.CONNECTION_REQUEST_EVENT), cr.toString());
             server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(memory, 4096, 64)}, 1, CompletionFlags.DEFAULT_FLAG);
             interrupted("dat_cr_accept", () -> cr.crArrival.crHandle.accept(server, null));
-            assertTrue(interrupted("dat_evd_dequeue", () -> poll(conn)).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
-            assertTrue(interrupted("dat_evd_dequeue", () -> poll(conn)).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+            assertTrue(interrupted("dat_evd_dequeue", () -> polled(conn)).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+            assertTrue(interrupted("dat_evd_dequeue", () -> polled(conn)).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
 
             memory.memory().asSlice(0, 64).fill((byte) 0x5A);
             interrupted("dat_ep_post_send", () -> client.postSend(1, new LmrTriplet[] {LmrTriplet.of(memory, 0, 64)},
@@ -101,7 +101,7 @@ class InterruptedCallersTest
             for (int i = 0; i < 2; i++)
             {
                 // the Send's completion and the receive's, in either order
-                final DatEvent ev = interrupted("dat_evd_dequeue", () -> poll(dto));
+                final DatEvent ev = interrupted("dat_evd_dequeue", () -> polled(dto));
                 assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
             }
             assertEquals(-1, memory.memory().asSlice(4096, 64).mismatch(memory.memory().asSlice(0, 64)),
@@ -111,18 +111,5 @@ class InterruptedCallersTest
         {
             ia.close(CloseFlags.ABRUPT_FLAG);
         }
-    }
-
-    /** Polls {@code evd} with dat_evd_dequeue for up to 5 s. */
-    private static DatEvent poll(final EventDispatcher evd)
-    {
-        final DatEvent ev = new DatEvent();
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (evd.dequeue(ev) != DatStatus.SUCCESS)
-        {
-            assertTrue(System.nanoTime() < deadline, "nothing within 5 s");
-            Thread.onSpinWait();
-        }
-        return ev;
     }
 }

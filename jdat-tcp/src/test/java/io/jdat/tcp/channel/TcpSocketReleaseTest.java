@@ -4,7 +4,6 @@ import static io.jdat.tcp.channel.TcpNode.next;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.DatEvent;
-import io.jdat.DatStatus;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
@@ -77,18 +76,7 @@ class TcpSocketReleaseTest
     /** The next event, by evd_wait or by polling evd_dequeue, within 5 s. */
     private static DatEvent event(final EventDispatcher evd, final boolean poll) throws InterruptedException
     {
-        if (!poll)
-        {
-            return next(evd);
-        }
-        final DatEvent ev = new DatEvent();
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (evd.dequeue(ev) != DatStatus.SUCCESS)
-        {
-            assertTrue(System.nanoTime() < deadline, "no event within 5 s");
-            Thread.onSpinWait();
-        }
-        return ev;
+        return poll ? TcpNode.polled(evd) : next(evd);
     }
 
     private static long openFds() throws Exception
