@@ -129,6 +129,7 @@ final class TcpChannel extends Io implements Channel
         this.direct = new DirectReader(sock, decoder, inbound);
         this.txOpen = active || !awaitRtr && port.transport.responderWaitNanos == 0;
         this.awaitRtr = awaitRtr;
+        this.holdUntil = System.nanoTime() + port.transport.responderWaitNanos;
         String[] keys;
         try
         {
@@ -151,7 +152,9 @@ final class TcpChannel extends Io implements Channel
     /** The engine knows the connection: start reading and sending. Under the progress lock. */
     void started()
     {
-        watch.started(System.nanoTime());
+        final long now = System.nanoTime();
+        watch.started(now);
+        holdUntil = now + port.transport.responderWaitNanos;
         want(SelectionKey.OP_READ);
         try
         {
