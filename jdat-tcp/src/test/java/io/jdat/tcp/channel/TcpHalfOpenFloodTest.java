@@ -108,8 +108,13 @@ class TcpHalfOpenFloodTest
                 sampler.join();
             }
             final String attrs = halfOpenAttributes(server);
-            assertTrue(maxAccepted.get() <= MAX_HALF_OPEN + 2, "accepted sockets held during the flood: "
-                + maxAccepted.get() + " (bound " + MAX_HALF_OPEN + "); " + attrs);
+            // the bound counts half-open connections; the sockets of the honest clients' connections
+            // are accepted sockets on the same port too, and one more is accepted before the oldest
+            // waiting one is displaced
+            final int allowed = MAX_HALF_OPEN + honestMillis.size() + 1;
+            assertTrue(maxAccepted.get() <= allowed, "accepted sockets held during the flood: "
+                + maxAccepted.get() + " (bound " + MAX_HALF_OPEN + " half-open + " + honestMillis.size()
+                + " honest + 1); " + attrs);
 
             // every flood connection is closed by the IA within the MPA bound (plus a tick)
             final long deadline = System.nanoTime() + (MPA_TIMEOUT_MS + 3000) * 1_000_000L;
