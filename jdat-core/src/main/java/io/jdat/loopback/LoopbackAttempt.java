@@ -1,10 +1,10 @@
 package io.jdat.loopback;
 
-import io.jdat.IaAddress;
 import io.jdat.engine.channel.AcceptHandler;
 import io.jdat.engine.channel.ConnectHandler;
 import io.jdat.engine.channel.ConnectRequest;
 import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.engine.channel.PeerOffer;
 import io.jdat.engine.channel.PendingConnect;
 
 /**
@@ -21,7 +21,7 @@ final class LoopbackAttempt implements PendingConnect, IncomingRequest
     private final ConnectRequest request;
     private final ConnectHandler active;
     private final long localPort;
-    private volatile long targetQual;
+    private volatile PeerOffer offer;
     private volatile LoopbackPort passivePort;
     private int state = PENDING;
 
@@ -32,12 +32,14 @@ final class LoopbackAttempt implements PendingConnect, IncomingRequest
         this.request = request;
         this.active = active;
         this.localPort = localPort;
+        this.offer = new PeerOffer(activePort.address(), localPort, 0, request.privateData(), request.ird(),
+            request.ord());
     }
 
     /** The request is delivered to the listener on {@code qual} of {@code port}. */
     void target(final long qual, final LoopbackPort port)
     {
-        targetQual = qual;
+        offer = offer.arrivedOn(qual);
         passivePort = port;
     }
 
@@ -81,39 +83,9 @@ final class LoopbackAttempt implements PendingConnect, IncomingRequest
     }
 
     @Override
-    public IaAddress remoteAddress()
+    public PeerOffer offer()
     {
-        return activePort.address();
-    }
-
-    @Override
-    public long remotePortQual()
-    {
-        return localPort;
-    }
-
-    @Override
-    public long localConnQual()
-    {
-        return targetQual;
-    }
-
-    @Override
-    public byte[] privateData()
-    {
-        return request.privateData();
-    }
-
-    @Override
-    public int peerIrd()
-    {
-        return request.ird();
-    }
-
-    @Override
-    public int peerOrd()
-    {
-        return request.ord();
+        return offer;
     }
 
     @Override

@@ -12,11 +12,10 @@ import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
-import io.jdat.engine.channel.TransportPort;
+import io.jdat.engine.channel.ThreadedPort;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -33,7 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * polling to park ({@link #pollingStopped()}), instead of spinning beside it. On a machine with
  * few cores a spinning I/O thread takes the core the peer process needs to answer.
  */
-final class ShmPort implements TransportPort
+final class ShmPort extends ThreadedPort
 {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final Work[] NONE = new Work[0];
@@ -62,10 +61,8 @@ final class ShmPort implements TransportPort
     /** This port's address directory. */
     final Path dir;
     final ReentrantLock progress = new ReentrantLock();
-    private final Object registry = new Object();
     private volatile Work[] work = NONE;
     private final Thread io;
-    private volatile boolean closed;
     private volatile boolean wake;
     /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
     private volatile boolean polling;
@@ -403,7 +400,7 @@ final class ShmPort implements TransportPort
             if (closed)
             {
                 l.shutdown();
-                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+                throw closing();
             }
             add(l);
         }
@@ -483,7 +480,7 @@ final class ShmPort implements TransportPort
             if (closed)
             {
                 attempt.shutdown();
-                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+                throw closing();
             }
             add(attempt);
         }
@@ -585,37 +582,21 @@ final class ShmPort implements TransportPort
         }
     }
 
-    private void checkOpen()
+    @Override
+    protected Thread ioThread()
     {
-        if (closed)
-        {
-            throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
-        }
+        return io;
     }
 
     @Override
-    public void close()
+    protected void wakeIo()
     {
-        synchronized (registry)
-        {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-        }
         LockSupport.unpark(io);
-        if (Thread.currentThread() != io)
-        {
-            try
-            {
-                io.join(TimeUnit.SECONDS.toMillis(10));
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
+    }
+
+    @Override
+    protected void shutdown()
+    {
         progress.lock();
         try
         {

@@ -3,6 +3,7 @@ package io.jdat.shm;
 import io.jdat.IaAddress;
 import io.jdat.engine.channel.AcceptHandler;
 import io.jdat.engine.channel.IncomingRequest;
+import io.jdat.engine.channel.PeerOffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,12 +27,7 @@ final class ShmRequest implements IncomingRequest, Work
 
     final ShmPort port;
     final ConnectionFile file;
-    private final long localQual;
-    private final IaAddress remoteAddress;
-    private final long remotePort;
-    private final byte[] privateData;
-    private final int peerIrd;
-    private final int peerOrd;
+    private final PeerOffer offer;
     private final long activePid;
     private final long activeStart;
     private final AtomicInteger decision = new AtomicInteger(UNDECIDED);
@@ -44,50 +40,15 @@ final class ShmRequest implements IncomingRequest, Work
     {
         this.port = port;
         this.file = file;
-        this.localQual = localQual;
-        this.remoteAddress = remoteAddress;
-        this.remotePort = remotePort;
-        this.privateData = privateData;
-        this.peerIrd = peerIrd;
-        this.peerOrd = peerOrd;
+        this.offer = new PeerOffer(remoteAddress, remotePort, localQual, privateData, peerIrd, peerOrd);
         this.activePid = activePid;
         this.activeStart = activeStart;
     }
 
     @Override
-    public IaAddress remoteAddress()
+    public PeerOffer offer()
     {
-        return remoteAddress;
-    }
-
-    @Override
-    public long remotePortQual()
-    {
-        return remotePort;
-    }
-
-    @Override
-    public long localConnQual()
-    {
-        return localQual;
-    }
-
-    @Override
-    public byte[] privateData()
-    {
-        return privateData.clone();
-    }
-
-    @Override
-    public int peerIrd()
-    {
-        return peerIrd;
-    }
-
-    @Override
-    public int peerOrd()
-    {
-        return peerOrd;
+        return offer;
     }
 
     @Override
@@ -222,6 +183,6 @@ final class ShmRequest implements IncomingRequest, Work
     @Override
     public String toString()
     {
-        return "ShmRequest[" + file + " on " + localQual + "]";
+        return "ShmRequest[" + file + " on " + offer.localConnQual() + "]";
     }
 }

@@ -5,22 +5,43 @@ import io.jdat.IaAddress;
 /** A connection request as the passive side sees it. */
 public interface IncomingRequest
 {
-    IaAddress remoteAddress();
-
-    /** The active side's local port qualifier. */
-    long remotePortQual();
+    /** What the active side offered. */
+    PeerOffer offer();
 
     /** The qualifier the request arrived on (after a handoff: the new one). */
-    long localConnQual();
+    default long localConnQual()
+    {
+        return offer().localConnQual();
+    }
+
+    default IaAddress remoteAddress()
+    {
+        return offer().remoteAddress();
+    }
+
+    /** The active side's local port qualifier. */
+    default long remotePortQual()
+    {
+        return offer().remotePortQual();
+    }
 
     /** The active side's private data (never null). */
-    byte[] privateData();
+    default byte[] privateData()
+    {
+        return offer().privateData();
+    }
 
     /** RDMA Reads the active side will serve at once. */
-    int peerIrd();
+    default int peerIrd()
+    {
+        return offer().peerIrd();
+    }
 
     /** RDMA Reads the active side wants outstanding at once. */
-    int peerOrd();
+    default int peerOrd()
+    {
+        return offer().peerOrd();
+    }
 
     /**
      * Accepts. The outcome arrives on {@code handler}, possibly before this returns:

@@ -18,7 +18,10 @@
  * <p>What network transports share lives here too, so that each keeps none of its own: an
  * {@link io.jdat.engine.channel.OutboundMessage} is one descriptor class the engine fills; an
  * {@link io.jdat.engine.channel.OutboundQueue} takes what the engine posts, without a lock; a
- * {@link io.jdat.engine.channel.SentLog} keeps the messages written and not yet reported sent.
+ * {@link io.jdat.engine.channel.SentLog} keeps the messages written and not yet reported sent; a
+ * {@link io.jdat.engine.channel.PeerOffer} is what an {@link io.jdat.engine.channel.IncomingRequest}
+ * reports of the active side; a {@link io.jdat.engine.channel.ThreadedPort} is the open-and-close
+ * life of a port moved by an I/O thread of its own.
  * Options come from {@link io.jdat.engine.EngineConfig} ({@code bounded}, {@code flag}).
  *
  * <p>Threading rules, which keep engine and transports free of lock cycles:

@@ -103,7 +103,7 @@ final class InlineProgress
     boolean awaitProgress(final long nanos)
     {
         final Thread me = Thread.currentThread();
-        if (port.closed || port.progress.isHeldByCurrentThread() || !waiter.compareAndSet(null, me))
+        if (port.isClosed() || port.progress.isHeldByCurrentThread() || !waiter.compareAndSet(null, me))
         {
             return false;
         }
@@ -156,7 +156,7 @@ final class InlineProgress
     {
         final long start = System.nanoTime();
         final long spin = Math.min(STREAM_SPIN_NANOS, nanos);
-        while (!port.closed)
+        while (!port.isClosed())
         {
             if (poll() > 0)
             {
@@ -256,7 +256,7 @@ final class InlineProgress
         // the I/O thread waiting for the lock goes first: a consumer polling in a tight loop
         // would otherwise keep it out (the lock is not fair) and starve ticks and tasks
         final var progress = port.progress;
-        if (port.closed || progress.hasQueuedThreads() || progress.isHeldByCurrentThread() || !progress.tryLock())
+        if (port.isClosed() || progress.hasQueuedThreads() || progress.isHeldByCurrentThread() || !progress.tryLock())
         {
             return 0;
         }

@@ -12,7 +12,7 @@ import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 import io.jdat.engine.channel.PendingConnect;
 import io.jdat.engine.channel.TransportContext;
-import io.jdat.engine.channel.TransportPort;
+import io.jdat.engine.channel.ThreadedPort;
 import io.jdat.spi.DatArg;
 import io.jdat.tcp.Fpdu;
 import io.jdat.tcp.FpduWrite;
@@ -60,7 +60,7 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * ({@link #poll}, see {@link InlineProgress}) reads the connections that have bytes waiting, found through a second
  * selector that only pollers use. Nobody waits for the lock but the I/O thread.
  */
-final class TcpPort implements TransportPort
+final class TcpPort extends ThreadedPort
 {
     /** How often deadlines and liveness are checked. */
     static final long TICK_MILLIS = 100;
@@ -102,8 +102,6 @@ final class TcpPort implements TransportPort
     /** Accepted connections whose MPA Request is not complete yet. */
     private final HalfOpen halfOpen;
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
-    private final Object registry = new Object();
-    volatile boolean closed;
     /** Selections the I/O thread has finished on {@link #selector}; only it writes this. */
     private volatile long selections;
     /** Channels that asked this tick about the kernel's queue of their bytes, and when it was last read. I/O thread. */
@@ -686,7 +684,7 @@ final class TcpPort implements TransportPort
             if (closed)
             {
                 Sockets.close(l.server);
-                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+                throw closing();
             }
             listeners.put(l.qual, l);
             live.add(l);
@@ -765,7 +763,7 @@ final class TcpPort implements TransportPort
             if (closed)
             {
                 Sockets.close(s);
-                throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
+                throw closing();
             }
             live.add(a);
         }
@@ -784,25 +782,15 @@ final class TcpPort implements TransportPort
         return l != null && !l.closed && r.handOff(l);
     }
 
-    private void checkOpen()
+    @Override
+    protected Thread ioThread()
     {
-        if (closed)
-        {
-            throw new DatException(DatReturnType.INVALID_STATE, "the IA instance is closing");
-        }
+        return io;
     }
 
     @Override
-    public void close()
+    protected void wakeIo()
     {
-        synchronized (registry)
-        {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-        }
         try
         {
             selector.wakeup();
@@ -811,17 +799,11 @@ final class TcpPort implements TransportPort
         {
             // already closed
         }
-        if (Thread.currentThread() != io)
-        {
-            try
-            {
-                io.join(TimeUnit.SECONDS.toMillis(10));
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
+    }
+
+    @Override
+    protected void shutdown()
+    {
         // a polling or posting thread may still be making progress: let it finish first
         progress.lock();
         for (final Io x : live)

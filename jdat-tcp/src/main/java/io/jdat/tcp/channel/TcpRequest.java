@@ -4,6 +4,7 @@ import io.jdat.IaAddress;
 import io.jdat.engine.channel.AcceptHandler;
 import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.ListenHandler;
+import io.jdat.engine.channel.PeerOffer;
 import io.jdat.tcp.Mpa;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,10 +42,7 @@ final class TcpRequest extends Io implements IncomingRequest
 
     // set before the request is handed to a listener, read after
     private Mpa.Frame request;
-    private IaAddress remote;
-    private long remotePort;
-    private int peerIrd;
-    private int peerOrd;
+    private volatile PeerOffer offer;
 
     TcpRequest(final TcpPort port, final SocketChannel sock, final TcpListener l, final long deadline)
     {
@@ -135,11 +133,10 @@ final class TcpRequest extends Io implements IncomingRequest
             return;
         }
         request = f;
-        remote = IaAddress.of(peer.getAddress());
-        remotePort = peer.getPort();
         // a Rev 1 initiator says nothing about RDMA Reads (RFC 5044 has no IRD/ORD)
-        peerIrd = word != null ? word.ird() : port.transport.rev1IrdOrd;
-        peerOrd = word != null ? word.ord() : port.transport.rev1IrdOrd;
+        final int rev1 = port.transport.rev1IrdOrd;
+        offer = new PeerOffer(IaAddress.of(peer.getAddress()), peer.getPort(), localQual, f.privateData(),
+            word != null ? word.ird() : rev1, word != null ? word.ord() : rev1);
         state.set(PENDING);
         port.startupEnded(this);
         if (!listener.onRequest(this))
@@ -216,39 +213,9 @@ final class TcpRequest extends Io implements IncomingRequest
     // ---------------------------------------------------------------- IncomingRequest
 
     @Override
-    public IaAddress remoteAddress()
+    public PeerOffer offer()
     {
-        return remote;
-    }
-
-    @Override
-    public long remotePortQual()
-    {
-        return remotePort;
-    }
-
-    @Override
-    public long localConnQual()
-    {
-        return localQual;
-    }
-
-    @Override
-    public byte[] privateData()
-    {
-        return request.privateData();
-    }
-
-    @Override
-    public int peerIrd()
-    {
-        return peerIrd;
-    }
-
-    @Override
-    public int peerOrd()
-    {
-        return peerOrd;
+        return offer;
     }
 
     @Override
@@ -346,6 +313,7 @@ final class TcpRequest extends Io implements IncomingRequest
             return false;
         }
         localQual = l.qual;
+        offer = offer.arrivedOn(l.qual);
         listener = l.handler;
         if (!l.handler.onRequest(this))
         {
@@ -364,6 +332,8 @@ final class TcpRequest extends Io implements IncomingRequest
     @Override
     public String toString()
     {
-        return "TcpRequest[" + (remote == null ? "?" : remote + ":" + remotePort) + " -> " + localQual + "]";
+        final PeerOffer o = offer;
+        final String from = o == null ? "?" : o.remoteAddress() + ":" + o.remotePortQual();
+        return "TcpRequest[" + from + " -> " + localQual + "]";
     }
 }
