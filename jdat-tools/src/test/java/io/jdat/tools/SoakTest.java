@@ -76,9 +76,9 @@ class SoakTest
     /** One validated transaction test, whole life cycle; returns its checks. */
     private static long cycle(final String provider)
     {
-        final Run r = Run.jdat("test", "client", "-P", provider, "transaction", "-V", "-i", "100", "-t", "2", "-w",
-            "2", "client", "SR", "256", "server", "SR", "1024", "client", "RW", "65536", "server", "RR", "8192",
-            "2", "client", "RR", "4096");
+        final Run r = Run.jdat("test", "client", "-P", provider, "transaction", "--jdat-protocol", "-V", "-i", "100",
+            "-t", "2", "-w", "2", "client", "SR", "256", "server", "SR", "1024", "client", "RW", "65536", "server",
+            "RR", "8192", "2", "client", "RR", "4096");
         assertEquals(0, r.code(), r.all());
         final java.util.regex.Matcher m = java.util.regex.Pattern.compile("all checks passed \\((\\d+) checks\\)")
             .matcher(r.out());

@@ -13,7 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code jdat test} (dapltest, digest §8.1) on loopback with small counts. */
+/**
+ * {@code jdat test} (dapltest, digest §8.1) on loopback with small counts. The transaction and
+ * performance cases here speak jdat's own protocol ({@code --jdat-protocol}), whose server reports
+ * its checks back; {@link DapltestClientOptionsTest} runs them on dapltest's wire, the default.
+ */
 class TestCommandTest
 {
     private static final java.util.regex.Pattern CHECKS =
@@ -36,7 +40,7 @@ class TestCommandTest
     @ValueSource(strings = {"", "--poll", "--cno", "--rsp", "--rsp --poll", "--rsp --cno"})
     void transactionWithValidationPassesInEveryCompletionAndServicePointMode(final String mode)
     {
-        final String line = "test client transaction --validate -t 2 -w 2 -i 20 " + mode;
+        final String line = "test client transaction --jdat-protocol --validate -t 2 -w 2 -i 20 " + mode;
         final Run r = Run.jdat(line.strip().split(" +"));
         assertEquals(0, r.code(), r.all());
         assertBothSidesChecked(r);
@@ -47,7 +51,8 @@ class TestCommandTest
     @Test
     void transactionRunsEveryOperationTypeWithSegmentsBothWays()
     {
-        final Run r = Run.jdat("test", "client", "transaction", "-V", "-i", "10", "client", "SR", "0", "server", "SR",
+        final Run r = Run.jdat("test", "client", "transaction", "--jdat-protocol", "-V", "-i", "10", "client", "SR",
+            "0", "server", "SR",
             "1", "client", "RR", "65536", "4", "server", "RW", "100", "3", "client", "RW", "1", "server", "RR", "7",
             "2");
         assertEquals(0, r.code(), r.all());
@@ -58,7 +63,8 @@ class TestCommandTest
     @Test
     void corruptedTransferFailsAndNamesOperationEndpointAndStatus()
     {
-        final Run r = Run.jdat("test", "client", "--inject-corruption", "transaction", "--validate", "-i", "5");
+        final Run r = Run.jdat("test", "client", "--inject-corruption", "transaction", "--jdat-protocol",
+            "--validate", "-i", "5");
         assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
         assertTrue(r.oneErrorLine(), r.all());
         // the server checks first (op 0 is the client's Send); its failure is the cause
@@ -73,7 +79,7 @@ class TestCommandTest
     @ValueSource(strings = {"RW 4096", "RR 65536 2", "RW 100 3 -m p", "RR 8 -m p -p 1"})
     void performanceTimesAndChecksTheData(final String op)
     {
-        final Run r = Run.jdat(("test client performance -i 200 " + op).split(" "));
+        final Run r = Run.jdat(("test client performance --jdat-protocol -i 200 " + op).split(" "));
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().matches("(?s).*200 operations in [0-9.]+ s: \\d+ ops/s, [0-9.]+ MB/s.*"), r.all());
         assertTrue(r.out().contains("latency (post to completion"), r.all());
@@ -84,7 +90,8 @@ class TestCommandTest
     @ValueSource(strings = {"RW", "RR"})
     void performanceCatchesCorruptedData(final String op)
     {
-        final Run r = Run.jdat("test", "client", "--inject-corruption", "performance", "-i", "50", op);
+        final Run r = Run.jdat("test", "client", "--inject-corruption", "performance", "--jdat-protocol", "-i",
+            "50", op);
         assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
         assertTrue(r.oneErrorLine(), r.all());
         assertTrue(r.err().contains(op.equals("RW") ? "RDMA Write target on server perf ep: data differs"
@@ -159,8 +166,8 @@ class TestCommandTest
         Run t = null;
         for (int attempt = 0; attempt < 50; attempt++)
         {
-            t = Run.jdat("test", "client", "--server", at, "--timeout", "10", "transaction", "-V", "-i", "10", "-t",
-                "2");
+            t = Run.jdat("test", "client", "--server", at, "--timeout", "10", "transaction", "--jdat-protocol", "-V",
+                "-i", "10", "-t", "2");
             if (t.code() == 0 || !t.err().contains("NON_PEER_REJECTED"))
             {
                 break;
@@ -169,9 +176,10 @@ class TestCommandTest
         }
         assertEquals(0, t.code(), t.all());
         assertFalse(t.out().contains("server in this process"), t.all());
-        final Run p = Run.jdat("test", "client", "--server", at, "performance", "-i", "100", "RR");
+        final Run p = Run.jdat("test", "client", "--server", at, "performance", "--jdat-protocol", "-i", "100",
+            "RR");
         assertEquals(0, p.code(), p.all());
-        final Run q = Run.jdat("test", "client", "--server", at, "quit");
+        final Run q = Run.jdat("test", "client", "--server", at, "quit", "--jdat-protocol");
         assertEquals(0, q.code(), q.all());
         assertTrue(q.out().contains("said BYE"), q.all());
         final Run s = server.get(20, TimeUnit.SECONDS);
@@ -184,7 +192,7 @@ class TestCommandTest
     @Test
     void quitStopsTheServerInThisProcess()
     {
-        final Run r = Run.jdat("test", "client", "quit");
+        final Run r = Run.jdat("test", "client", "quit", "--jdat-protocol");
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains("said BYE"), r.all());
     }

@@ -18,22 +18,32 @@ class ToolsOnOtherProvidersTest
         assertTrue(r.out().contains("all checks passed"), r.all());
     }
 
+    /** On dapltest's wire, the default: the server in this process must have passed too. */
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void transactionWithValidationThroughAPspAndThroughRsps(final String provider)
     {
-        assertPassed(Run.jdat("test", "client", "-P", provider, "transaction", "-V", "-i", "10", "-t", "2", "-w", "2"));
-        assertPassed(Run.jdat("test", "client", "-P", provider, "transaction", "-V", "-i", "10", "--rsp", "--cno",
+        assertPassedOnDapltestsWire(Run.jdat("test", "client", "-P", provider, "transaction", "-V", "-i", "10", "-t",
+            "2", "-w", "2"));
+        assertPassedOnDapltestsWire(Run.jdat("test", "client", "-P", provider, "transaction", "-V", "-i", "10",
+            "--rsp", "--cno",
             "client", "SR", "256", "server", "SR", "256", "client", "RR", "8192", "2", "server", "RW", "100"));
+    }
+
+    private static void assertPassedOnDapltestsWire(final Run r)
+    {
+        assertPassed(r);
+        assertTrue(r.out().contains("session 1: dapltest transaction passed"), r.all());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void performanceOfWritesChecksTheData(final String provider)
     {
-        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "100", "RW", "65536"));
-        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "100", "-p", "4", "RW", "1000",
-            "3"));
+        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "--jdat-protocol", "-i", "100", "RW",
+            "65536"));
+        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "--jdat-protocol", "-i", "100", "-p",
+            "4", "RW", "1000", "3"));
     }
 
     @ParameterizedTest
@@ -41,14 +51,16 @@ class ToolsOnOtherProvidersTest
     void performanceOfPipelinedReadsChecksTheData(final String provider)
     {
         // 8 Reads outstanding on 8 read credits: each completion is followed at once by a Read on its credit
-        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "-i", "200", "-p", "8", "RR", "4096"));
+        assertPassed(Run.jdat("test", "client", "-P", provider, "performance", "--jdat-protocol", "-i", "200", "-p",
+            "8", "RR", "4096"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "shm"})
     void corruptionIsCaught(final String provider)
     {
-        final Run t = Run.jdat("test", "client", "-P", provider, "--inject-corruption", "transaction", "-V", "-i", "5");
+        final Run t = Run.jdat("test", "client", "-P", provider, "--inject-corruption", "transaction",
+            "--jdat-protocol", "-V", "-i", "5");
         assertEquals(Jdat.EXIT_FAILED, t.code(), t.all());
         assertTrue(t.oneErrorLine() && t.err().contains("data differs at byte"), t.all());
         final Run d = Run.jdat("dtest", "-P", provider, "--inject-fault", "write");

@@ -61,7 +61,11 @@ class TwoProcessTestCommandTest
             }
             assertEquals(0, server.exitValue(), serverOut.toString());
             final String log = serverOut.toString();
-            assertTrue(log.contains("session 1: passed") && log.contains("session 2: passed"), log);
+            // dapltest's wire, the default: the server's own verdict of each session, and the RSPs it reserved
+            assertTrue(log.contains("session 1: dapltest transaction passed")
+                && log.contains("session 2: dapltest transaction, 1 thread(s) x 1 EP(s) x 20 iteration(s), wait, RSP")
+                && log.contains("session 2: dapltest transaction passed") && log.contains("session 3: dapltest quit"),
+                log);
         }
         finally
         {

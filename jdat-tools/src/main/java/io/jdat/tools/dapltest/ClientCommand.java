@@ -35,8 +35,8 @@ public final class ClientCommand implements Runnable
     private ProviderOption provider;
 
     @Option(names = {"-s", "--server"}, paramLabel = "ADDRESS:PORT",
-        description = "the 'jdat test server' to use (port default " + Protocol.DEFAULT_PORT
-            + "); default: a server in this process")
+        description = "the server to use: a 'jdat test server' or OFED's 'dapltest -T S' (port default "
+            + Protocol.DEFAULT_PORT + "); default: a jdat test server in this process")
     private String server;
 
     @Option(names = "--timeout", defaultValue = "30", paramLabel = "SECONDS",

@@ -1,20 +1,12 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.CompletionFlags;
 import io.jdat.ConnectFlags;
 import io.jdat.DatEvent;
-import io.jdat.EpAttr;
 import io.jdat.EventNumber;
 import io.jdat.IaAddress;
-import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
 import io.jdat.Qos;
 import io.jdat.tools.kit.CheckFailed;
-import io.jdat.tools.kit.Completion;
-import io.jdat.tools.kit.Link;
 import io.jdat.tools.kit.Node;
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,8 +40,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class DapltestClient
 {
-    private static final long CTRL_COOKIE = 0xc0;
-
     private DapltestClient()
     {
     }
@@ -80,29 +70,9 @@ final class DapltestClient
         final long settleMillis, final String serverName, final TransactionParams p, final long timeoutMicros,
         final java.util.function.Consumer<String> log)
     {
-        final EpAttr attr = new EpAttr();
-        attr.maxRecvDtos = 2;
-        attr.maxRequestDtos = 4;
-        final Link ctrl = node.link("client control", attr, Completion.WAIT, timeoutMicros);
-        final Lmr buf = node.register(3L * DapltestWire.CONTROL_SIZE,
-            MemPriv.LOCAL_READ_FLAG | MemPriv.LOCAL_WRITE_FLAG);
-        final MemorySegment m = buf.memory();
-        final LmrTriplet[] one = {new LmrTriplet()};
-        one[0].set(buf, 2L * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
-        ctrl.ep.postRecv(1, one, CTRL_COOKIE, CompletionFlags.DEFAULT_FLAG);
-        ctrl.connect(address, port, null);
-        DapltestWire.clientInfo(m, DapltestWire.TestType.TRANSACTION, p.threads() * p.eps()); // as dapltest counts
-        DapltestWire.transactionCmd(m.asSlice(DapltestWire.CONTROL_SIZE), serverName, p, port, node.iaName);
-        for (int i = 0; i < 2; i++)
-        {
-            one[0].set(buf, (long) i * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
-            ctrl.ep.postSend(1, one, CTRL_COOKIE + 1 + i, CompletionFlags.DEFAULT_FLAG);
-            ctrl.expectRequest(i == 0 ? "Send of Client_Info" : "Send of Transaction_Cmd", CTRL_COOKIE + 1 + i,
-                DapltestWire.CONTROL_SIZE);
-        }
-        final DatEvent ev = ctrl.expectRecv("Recv of Server_Info", CTRL_COOKIE, -1);
-        final long named = DapltestWire.firstPort(m.asSlice(2L * DapltestWire.CONTROL_SIZE),
-            ev.dto.transferredLength);
+        final long named = DapltestControl.ask(node, address, port, DapltestWire.TestType.TRANSACTION,
+            p.threads() * p.eps(), "Transaction_Cmd", // as dapltest counts
+            m -> DapltestWire.transactionCmd(m, serverName, p, port, node.iaName), timeoutMicros);
         final long firstPort = testPorts != null ? testPorts : named;
         if (log != null)
         {
@@ -147,8 +117,6 @@ final class DapltestClient
                 throw new CheckFailed("interrupted");
             }
         }
-        ctrl.abort();
-        ctrl.free();
         if (!failures.isEmpty())
         {
             throw failures.get(0);
@@ -195,8 +163,7 @@ final class DapltestClient
             }
             catch (final RuntimeException x)
             {
-                eps.forEach(ep -> ep.link.abort());
-                eps.forEach(DapltestEndpoint::free);
+                DapltestEndpoint.endAll(eps, false);
                 throw x;
             }
         }
@@ -265,23 +232,15 @@ final class DapltestClient
 
         void run()
         {
+            boolean passed = false;
             try
             {
                 new DapltestThread(false, p, eps, checks).run(this::awaitAllThreads);
-                for (final DapltestEndpoint ep : eps)
-                {
-                    ep.link.abort();
-                    ep.link.awaitDisconnected();
-                }
-            }
-            catch (final RuntimeException e)
-            {
-                eps.forEach(ep -> ep.link.abort());
-                throw e;
+                passed = true;
             }
             finally
             {
-                eps.forEach(DapltestEndpoint::free);
+                DapltestEndpoint.endAll(eps, passed);
             }
         }
 

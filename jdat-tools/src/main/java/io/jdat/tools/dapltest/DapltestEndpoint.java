@@ -38,6 +38,7 @@ final class DapltestEndpoint
     private final Lmr small;
     private final LmrTriplet[] one = {new LmrTriplet()};
     private int nudges;
+    private boolean corrupted;
 
     /** The endpoint and its buffers, with the receives of the peer's table and first sync posted. */
     DapltestEndpoint(final Node node, final boolean server, final String name, final TransactionParams p,
@@ -246,6 +247,12 @@ final class DapltestEndpoint
             }
             final MemorySegment b = buffers[k].memory();
             final byte want = (byte) (iter + 1);
+            if (p.corrupt() && !corrupted && op.length() > 0)
+            {
+                // test only (--inject-corruption): one damaged byte, which this check must catch
+                b.set(ValueLayout.JAVA_BYTE, op.length() / 2, (byte) ~want);
+                corrupted = true;
+            }
             for (long j = 0; j < op.length(); j++)
             {
                 final byte got = b.get(ValueLayout.JAVA_BYTE, j);
@@ -259,6 +266,32 @@ final class DapltestEndpoint
             n++;
         }
         return n;
+    }
+
+    /**
+     * Ends the test on {@code eps}: an abrupt disconnect of each, as dapltest does (after a test
+     * that passed, each awaits its DISCONNECTED), then frees every one, whatever happened.
+     */
+    static void endAll(final List<DapltestEndpoint> eps, final boolean passed)
+    {
+        try
+        {
+            for (final DapltestEndpoint ep : eps)
+            {
+                ep.link.abort();
+            }
+            if (passed)
+            {
+                for (final DapltestEndpoint ep : eps)
+                {
+                    ep.link.awaitDisconnected();
+                }
+            }
+        }
+        finally
+        {
+            eps.forEach(DapltestEndpoint::free);
+        }
     }
 
     void free()

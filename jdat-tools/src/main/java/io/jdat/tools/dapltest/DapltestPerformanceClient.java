@@ -1,9 +1,7 @@
 package io.jdat.tools.dapltest;
 
 import io.jdat.CompletionFlags;
-import io.jdat.DatEvent;
 import io.jdat.EpAttr;
-import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
@@ -30,7 +28,6 @@ import org.HdrHistogram.Histogram;
  */
 final class DapltestPerformanceClient
 {
-    private static final long CTRL_COOKIE = 0xc0;
     private static final long SYNC_COOKIE = 0xe0;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -47,7 +44,9 @@ final class DapltestPerformanceClient
     static Result run(final Node node, final IaAddress address, final long port, final Long testPort,
         final DapltestWire.PerformanceCmd cmd, final Completion mode, final long timeoutMicros)
     {
-        final long first = control(node, address, port, cmd, timeoutMicros);
+        final long first = DapltestControl.ask(node, address, port, DapltestWire.TestType.PERFORMANCE, 1,
+            "Performance_Cmd", m -> DapltestWire.performanceCmd(m, address.toString(), node.iaName, cmd),
+            timeoutMicros);
         final int pipeline = (int) Math.max(1, Math.min(cmd.pipeline(), cmd.iterations()));
         final EpAttr attr = new EpAttr();
         attr.maxRecvDtos = 2;
@@ -136,50 +135,6 @@ final class DapltestPerformanceClient
         else
         {
             link.ep.postRdmaWrite(iov.length, iov, cookie, target, CompletionFlags.DEFAULT_FLAG);
-        }
-    }
-
-    /** Client_Info and Performance_Cmd; returns the first port of the server's Server_Info. */
-    private static long control(final Node node, final IaAddress address, final long port,
-        final DapltestWire.PerformanceCmd cmd, final long timeoutMicros)
-    {
-        final EpAttr attr = new EpAttr();
-        attr.maxRecvDtos = 2;
-        attr.maxRequestDtos = 4;
-        final Link ctrl = node.link("client control", attr, Completion.WAIT, timeoutMicros);
-        final Lmr buf = node.register(3L * DapltestWire.CONTROL_SIZE, MemPriv.LOCAL_READ_FLAG
-            | MemPriv.LOCAL_WRITE_FLAG);
-        try
-        {
-            final MemorySegment m = buf.memory();
-            final LmrTriplet[] one = {LmrTriplet.of(buf, 2L * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE)};
-            ctrl.ep.postRecv(1, one, CTRL_COOKIE, CompletionFlags.DEFAULT_FLAG);
-            ctrl.connect(address, port, null);
-            DapltestWire.clientInfo(m, DapltestWire.TestType.PERFORMANCE, 1);
-            DapltestWire.performanceCmd(m.asSlice(DapltestWire.CONTROL_SIZE), address.toString(), node.iaName, cmd);
-            for (int i = 0; i < 2; i++)
-            {
-                one[0] = LmrTriplet.of(buf, (long) i * DapltestWire.CONTROL_SIZE, DapltestWire.CONTROL_SIZE);
-                ctrl.ep.postSend(1, one, CTRL_COOKIE + 1 + i, CompletionFlags.DEFAULT_FLAG);
-                ctrl.expectRequest(i == 0 ? "Send of Client_Info" : "Send of Performance_Cmd", CTRL_COOKIE + 1 + i,
-                    DapltestWire.CONTROL_SIZE);
-            }
-            final DatEvent ev = ctrl.expectRecv("Recv of Server_Info", CTRL_COOKIE, -1);
-            final long first = DapltestWire.firstPort(m.asSlice(2L * DapltestWire.CONTROL_SIZE),
-                ev.dto.transferredLength);
-            // the server closes the control connection once it answered
-            final DatEvent gone = ctrl.nextConnectionEvent("the server's close of the control connection");
-            if (!gone.is(EventNumber.CONNECTION_EVENT_DISCONNECTED) && !gone.is(EventNumber.CONNECTION_EVENT_BROKEN))
-            {
-                throw new CheckFailed("control connection: expected the server's close, saw " + gone);
-            }
-            return first;
-        }
-        finally
-        {
-            ctrl.abort();
-            ctrl.free();
-            buf.free();
         }
     }
 }

@@ -5,11 +5,13 @@ import io.jdat.ConnectionRequest;
 import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
+import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.ReservedServicePoint;
 import io.jdat.tools.Jdat;
 import io.jdat.tools.kit.CheckFailed;
 import io.jdat.tools.kit.Completion;
@@ -18,6 +20,7 @@ import io.jdat.tools.kit.Node;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -29,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * message of another size, version or byte order, or a command out of range, ends the session
  * with an error naming it.</li>
  * <li>Creates the PSPs of the test connections, {@code first_port + t * eps + e} (a performance
- * test has one), then Sends {@code Server_Info} with {@code first_port} and disconnects.</li>
+ * test has one; a transaction client that asks for RSPs gets an endpoint and an RSP bound to it on
+ * each port instead, as from dapltest's server), then Sends {@code Server_Info} with
+ * {@code first_port} and disconnects.</li>
  * <li>A transaction test runs the server's part of the op list on one thread per client thread
  * ({@link DapltestThread}); a test connection's private data must start with
  * {@code "DAPL and RDMA rule! Test 4321."}. A performance test exposes one buffer of the op's
@@ -112,6 +117,7 @@ final class DapltestServer
     void run()
     {
         final List<PublicServicePoint> psps = new ArrayList<>();
+        final List<ReservedServicePoint> rsps = new ArrayList<>();
         final List<EventDispatcher> crEvds = new ArrayList<>();
         try
         {
@@ -125,14 +131,20 @@ final class DapltestServer
                 case TRANSACTION ->
                 {
                     final TransactionParams p = DapltestWire.transaction(cmd, cmdLength);
-                    // an RSP is a PSP on the wire: the client's -r is served with PSPs
-                    final TransactionParams served = new TransactionParams(p.threads(), p.eps(), p.iters(),
-                        p.validate(), p.mode(), false, p.ops(), false);
-                    host.log(name + ": dapltest transaction, " + served.describe()
-                        + (p.rsp() ? " (the client asked for RSPs)" : ""));
-                    final long first = listen(p.threads() * p.eps(), psps, crEvds);
-                    answer(first);
-                    transaction(p, first, psps, crEvds);
+                    host.log(name + ": dapltest transaction, " + p.describe());
+                    final List<DapltestEndpoint> reserved = new ArrayList<>();
+                    try
+                    {
+                        final long first = p.rsp() ? reserve(p, reserved, rsps, crEvds)
+                            : listen(p.threads() * p.eps(), psps, crEvds);
+                        answer(first);
+                        transaction(p, first, reserved, crEvds);
+                    }
+                    finally
+                    {
+                        // those no server thread took over
+                        DapltestEndpoint.endAll(reserved.stream().filter(Objects::nonNull).toList(), false);
+                    }
                 }
                 case PERFORMANCE ->
                 {
@@ -170,6 +182,10 @@ final class DapltestServer
             {
                 freeQuietly(psp::free);
             }
+            for (final ReservedServicePoint rsp : rsps)
+            {
+                freeQuietly(rsp::free);
+            }
             for (final EventDispatcher evd : crEvds)
             {
                 freeQuietly(evd::free);
@@ -191,6 +207,32 @@ final class DapltestServer
         return first;
     }
 
+    /**
+     * As dapltest's server with {@code -r}: for each test endpoint, the endpoint itself and an RSP
+     * bound to it, with its own CR EVD, on each of the new test ports; returns the first port.
+     */
+    private long reserve(final TransactionParams p, final List<DapltestEndpoint> reserved,
+        final List<ReservedServicePoint> rsps, final List<EventDispatcher> crEvds)
+    {
+        final int n = p.threads() * p.eps();
+        final long first = host.ports(n);
+        for (int i = 0; i < n; i++)
+        {
+            final DapltestEndpoint ep = new DapltestEndpoint(node, true, endpointName(i / p.eps(), i % p.eps()), p,
+                timeoutMicros);
+            reserved.add(ep);
+            final EventDispatcher evd = node.evd(4, null, EvdFlags.CR_FLAG);
+            crEvds.add(evd);
+            rsps.add(node.ia.rspCreate(first + i, ep.link.ep, evd));
+        }
+        return first;
+    }
+
+    private String endpointName(final int thread, final int e)
+    {
+        return name + " thread " + thread + " ep " + e;
+    }
+
     /** Sends {@code Server_Info} naming {@code firstPort}, then closes the control connection. */
     private void answer(final long firstPort)
     {
@@ -201,7 +243,7 @@ final class DapltestServer
         ctrl.disconnect();
     }
 
-    private void transaction(final TransactionParams p, final long first, final List<PublicServicePoint> psps,
+    private void transaction(final TransactionParams p, final long first, final List<DapltestEndpoint> reserved,
         final List<EventDispatcher> crEvds)
     {
         final AtomicLong checks = new AtomicLong();
@@ -214,7 +256,7 @@ final class DapltestServer
             {
                 try
                 {
-                    serverThread(p, thread, psps, crEvds, checks);
+                    serverThread(p, thread, first, reserved, crEvds, checks);
                 }
                 catch (final RuntimeException e)
                 {
@@ -246,18 +288,24 @@ final class DapltestServer
         host.log(name + ": dapltest transaction passed, " + checks.get() + " checks on this side");
     }
 
-    private void serverThread(final TransactionParams p, final int thread, final List<PublicServicePoint> psps,
-        final List<EventDispatcher> crEvds, final AtomicLong checks)
+    /**
+     * One server thread: accepts its endpoints' connections, each on its PSP or, when the client
+     * asked for RSPs, on the RSP of an endpoint {@link #reserve reserved} for it (taken over from
+     * {@code reserved}), then runs the op list over them.
+     */
+    private void serverThread(final TransactionParams p, final int thread, final long first,
+        final List<DapltestEndpoint> reserved, final List<EventDispatcher> crEvds, final AtomicLong checks)
     {
         final List<DapltestEndpoint> eps = new ArrayList<>();
+        boolean passed = false;
         try
         {
             for (int e = 0; e < p.eps(); e++)
             {
                 final int i = thread * p.eps() + e;
-                final String what = name + " thread " + thread + " ep " + e;
+                final String what = endpointName(thread, e);
                 final ConnectionRequest cr = Protocol.nextRequest(crEvds.get(i), timeoutMicros,
-                    what + " on port " + psps.get(i).connQual());
+                    what + " on port " + (first + i));
                 final String pd = Protocol.privateData(cr);
                 if (!pd.startsWith(DapltestWire.TEST_EP_PRIVATE_DATA))
                 {
@@ -265,28 +313,38 @@ final class DapltestServer
                     throw new CheckFailed(what + ": the connection request's private data is '" + printable(pd)
                         + "', dapltest's starts with '" + DapltestWire.TEST_EP_PRIVATE_DATA + "'");
                 }
-                final DapltestEndpoint ep = new DapltestEndpoint(node, true, what, p, timeoutMicros);
-                eps.add(ep);
-                ep.link.accept(cr, null);
-                ep.exchangeRmi();
+                if (p.rsp())
+                {
+                    final DapltestEndpoint ep = takeOver(reserved, i);
+                    eps.add(ep);
+                    cr.accept(null, null);
+                    ep.link.expectConnectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, "accept on the RSP");
+                }
+                else
+                {
+                    final DapltestEndpoint ep = new DapltestEndpoint(node, true, what, p, timeoutMicros);
+                    eps.add(ep);
+                    ep.link.accept(cr, null);
+                }
+                eps.getLast().exchangeRmi();
             }
             new DapltestThread(true, p, eps, checks).run(() ->
             {
             });
-            for (final DapltestEndpoint ep : eps)
-            {
-                ep.link.abort();
-                ep.link.awaitDisconnected();
-            }
-        }
-        catch (final RuntimeException x)
-        {
-            eps.forEach(ep -> ep.link.abort());
-            throw x;
+            passed = true;
         }
         finally
         {
-            eps.forEach(DapltestEndpoint::free);
+            DapltestEndpoint.endAll(eps, passed);
+        }
+    }
+
+    /** Takes endpoint {@code i} out of {@code reserved}: from now on its server thread frees it. */
+    private static DapltestEndpoint takeOver(final List<DapltestEndpoint> reserved, final int i)
+    {
+        synchronized (reserved)
+        {
+            return reserved.set(i, null);
         }
     }
 

@@ -125,6 +125,17 @@ final class DapltestWire
     }
 
     /**
+     * {@code Quit_Cmd_t}: server_name[256], device_name[256], QoS. dapltest's server reads it
+     * and answers {@code Server_Info} before it stops.
+     */
+    static void quitCmd(final MemorySegment at, final String serverName, final String deviceName)
+    {
+        at.asSlice(0, CONTROL_SIZE).fill((byte) 0);
+        putString(at, 0, serverName);
+        putString(at, 256, deviceName);
+    }
+
+    /**
      * {@code Client_Info} of {@code received} bytes: dapltest's version, little-endian, a test
      * type and the total number of threads, unchecked. Anything else fails with a {@link CheckFailed}
      * naming it.

@@ -1,11 +1,6 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.DatException;
-import io.jdat.tools.Jdat;
-import io.jdat.tools.kit.CheckFailed;
 import io.jdat.tools.kit.Completion;
-import io.jdat.tools.kit.HostPort;
-import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -22,8 +18,9 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "performance", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs dapltest's performance test (-T P), the rate and latency of RDMA Reads or Writes.",
         "It times RDMA Reads or Writes of one size against the server's buffer, PIPELINE outstanding, and prints "
-            + "operations/s, MB/s and latency percentiles. The data is checked at the end (RR: the client's sink; "
-            + "RW: the server's target)."},
+            + "operations/s, MB/s and latency percentiles. It speaks OFED dapltest's wire, so --server may be a real "
+            + "'dapltest -T S'; like dapltest's, it checks no data. With --jdat-protocol (a jdat test server only) "
+            + "the data is checked at the end (RR: the client's sink; RW: the server's target)."},
     footer = {"", "OP: RR|RW [SEG_SIZE [NUM_SEGS]] (default RW 4096 1)."})
 public final class PerformanceCommand implements Callable<Integer>
 {
@@ -45,14 +42,8 @@ public final class PerformanceCommand implements Callable<Integer>
         description = "operations outstanding (default: ${DEFAULT-VALUE})")
     private int pipeline;
 
-    @Option(names = "--dapltest", description = "speak OFED dapltest's wire: --server may be a real 'dapltest -T S' "
-        + "(port default 62000); without --server, a jdat test server in this process serves it")
-    private boolean dapltest;
-
-    @Option(names = "--test-port", paramLabel = "PORT",
-        description = "with --dapltest: dial the test connection at PORT instead of the port the server names "
-            + "(behind port forwarding)")
-    private Long testPort;
+    @Mixin
+    private WireOptions wire;
 
     @Parameters(paramLabel = "OP", arity = "0..3", description = "RR or RW, then segment size and count")
     private List<String> words = new ArrayList<>();
@@ -65,9 +56,10 @@ public final class PerformanceCommand implements Callable<Integer>
         final Performance.Params p = params(cl);
         final PrintWriter out = cl.getOut();
         final PrintWriter err = cl.getErr();
-        if (dapltest)
+        wire.validate(cl);
+        if (!wire.jdatProtocol())
         {
-            return dapltest(cl, p, out, err);
+            return dapltest(cl, p, out);
         }
         out.println("jdat test performance: " + p.describe());
         return client.withServer(out, err, "performance", (node, ctrl, server) ->
@@ -86,58 +78,30 @@ public final class PerformanceCommand implements Callable<Integer>
     }
 
     /** dapltest's -T P: the rate of phase 1, the latency of phase 2; the data is not checked. */
-    private int dapltest(final CommandLine cl, final Performance.Params p, final PrintWriter out,
-        final PrintWriter err)
+    private int dapltest(final CommandLine cl, final Performance.Params p, final PrintWriter out)
     {
         if (client.corrupt())
         {
-            throw new CommandLine.ParameterException(cl, "--dapltest checks no data: --inject-corruption has no use");
-        }
-        final HostPort named;
-        try
-        {
-            named = client.serverOption() == null ? null
-                : HostPort.parse(client.serverOption(), "localhost", DapltestWire.SERVER_PORT);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw new CommandLine.ParameterException(cl, "--server: " + Jdat.describe(e));
+            throw new CommandLine.ParameterException(cl, "dapltest's performance test checks no data: "
+                + "--inject-corruption needs --jdat-protocol");
         }
         final DapltestWire.PerformanceCmd cmd = new DapltestWire.PerformanceCmd(p.write() ? TestOp.Type.RW
             : TestOp.Type.RR, p.segSize(), p.segs(), p.iters(), p.pipeline(), p.mode() == Completion.POLL);
-        try (LocalDapltestServer local = named != null ? null
-            : new LocalDapltestServer(client.iaName(), out, client.timeoutMicros());
-            Node node = Node.open(client.iaName()))
+        return WireOptions.onDapltestWire(client, cl, "performance", "dapltest performance done", (node, server) ->
         {
-            final HostPort server = named != null ? named : local.address();
             out.println("jdat test performance on dapltest's wire: server " + server + "; " + p.describe());
             out.flush();
             final DapltestPerformanceClient.Result r = DapltestPerformanceClient.run(node, server.address(),
-                server.port(), testPort, cmd, p.mode(), client.timeoutMicros());
+                server.port(), wire.testPorts(), cmd, p.mode(), client.timeoutMicros());
             final double seconds = r.pipelinedNanos() / 1e9;
             final Histogram h = r.latency();
             out.printf("%d operations in %.3f s: %.0f ops/s, %.1f MB/s%n", p.iters(), seconds, p.iters() / seconds,
                 p.length() * (double) p.iters() / seconds / 1e6);
             out.printf("latency (post to completion, one at a time): p50 %.2f us, p99 %.2f us, max %.2f us%n",
                 h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
-            if (local != null && !local.finishedWith("dapltest performance done"))
-            {
-                err.println("jdat test performance: FAILED: the server in this process did not finish the test");
-                return Jdat.EXIT_FAILED;
-            }
             out.println("done (dapltest's performance test checks no data; the server's verdict is in its output)");
             return 0;
-        }
-        catch (final CheckFailed | DatException e)
-        {
-            err.println("jdat test performance: FAILED: " + Jdat.describe(e));
-            return Jdat.EXIT_FAILED;
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            return Jdat.EXIT_FAILED;
-        }
+        });
     }
 
     private Performance.Params params(final CommandLine cl)

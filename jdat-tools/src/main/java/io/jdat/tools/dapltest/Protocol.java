@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The wire conventions of {@code jdat test}, carried by DAT itself: the private data of
+ * jdat's own protocol of {@code jdat test} (the client's {@code --jdat-protocol}; dapltest's wire,
+ * {@link DapltestWire}, is the default), carried by DAT itself: the private data of
  * connection requests, and text messages on a control connection (see
  * {@link io.jdat.tools.kit.ControlChannel}).
  *

@@ -1,17 +1,13 @@
 package io.jdat.tools.dapltest;
 
-import io.jdat.DatException;
-import io.jdat.tools.Jdat;
-import io.jdat.tools.kit.CheckFailed;
 import io.jdat.tools.kit.Completion;
-import io.jdat.tools.kit.HostPort;
-import io.jdat.tools.kit.Node;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -20,8 +16,10 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "transaction", sortOptions = false,
     description = {"Runs dapltest's transaction test (-T T), which checks that data arrives intact.",
         "THREADS threads per side, each with EPS endpoints, run the op list ITERATIONS times; every completion is "
-            + "checked (status, endpoint, cookie, length) and with --validate every byte. The exit code is 0 only "
-            + "when both sides' checks passed."},
+            + "checked (status, endpoint, cookie, length) and with --validate every byte. It speaks OFED dapltest's "
+            + "wire, so --server may be a real 'dapltest -T S' (port default 62000); the exit code is 0 when this "
+            + "side's checks passed (and, without --server, the server's in this process). With --jdat-protocol "
+            + "the server reports its checks back, and the exit code is 0 only when both sides' passed."},
     footer = {"", "OP: client|server SR|RR|RW [SEG_SIZE [NUM_SEGS]]: the initiator; Send/Recv, RDMA Read or RDMA "
         + "Write; default 4096 bytes in 1 segment. The list needs at least one client SR and one server SR. "
         + "Default list:",
@@ -64,20 +62,15 @@ public final class TransactionCommand implements Callable<Integer>
     @Option(names = {"-Q", "--cno"}, description = "wait on a CNO (dat_cno_wait), then dequeue")
     private boolean cno;
 
-    @Option(names = {"-r", "--rsp"}, description = "connect through one RSP per endpoint instead of a PSP")
+    @Option(names = {"-r", "--rsp"},
+        description = "connect through one RSP per endpoint instead of a PSP (the server reserves them)")
     private boolean rsp;
 
-    @Option(names = "--dapltest", description = "speak OFED dapltest's wire: --server may be a real 'dapltest -T S' "
-        + "(port default 62000); without --server, a jdat test server in this process serves it; PSPs only, so far")
-    private boolean dapltest;
-
-    @Option(names = "--test-ports", paramLabel = "PORT",
-        description = "with --dapltest: dial the test connections at PORT, PORT+1, ... instead of the ports the "
-            + "server names (behind port forwarding)")
-    private Long testPorts;
+    @Mixin
+    private WireOptions wire;
 
     @Option(names = "--settle", defaultValue = "0", paramLabel = "MILLIS",
-        description = "with --dapltest: pause after each test connection comes up, before its first Send "
+        description = "on dapltest's wire: pause after each test connection comes up, before its first Send "
             + "(default: ${DEFAULT-VALUE}; no longer needed against siw, see docs/interop.md)")
     private long settle;
 
@@ -92,9 +85,15 @@ public final class TransactionCommand implements Callable<Integer>
         final TransactionParams p = params(cl);
         final PrintWriter out = cl.getOut();
         final PrintWriter err = cl.getErr();
-        if (dapltest)
+        wire.validate(cl);
+        if (!wire.jdatProtocol())
         {
-            return dapltest(cl, p, out, err);
+            return dapltest(cl, p, out);
+        }
+        if (settle != 0)
+        {
+            throw new CommandLine.ParameterException(cl, "--settle is an option of dapltest's wire, not of "
+                + "--jdat-protocol");
         }
         out.println("jdat test transaction: " + p.describe());
         return client.withServer(out, err, "transaction", (node, ctrl, server) ->
@@ -125,59 +124,23 @@ public final class TransactionCommand implements Callable<Integer>
         });
     }
 
-    /** The client of a real dapltest server ({@link DapltestClient}). */
-    private int dapltest(final CommandLine cl, final TransactionParams jdatParams, final PrintWriter out,
-        final PrintWriter err)
+    /** On dapltest's wire: the client of a real dapltest server, or of a jdat test server. */
+    private int dapltest(final CommandLine cl, final TransactionParams jdatParams, final PrintWriter out)
     {
         if (settle < 0 || settle > 60_000)
         {
             throw new CommandLine.ParameterException(cl, "--settle must be 0 to 60000 ms");
         }
-        if (rsp || cno)
-        {
-            throw new CommandLine.ParameterException(cl, "--dapltest takes neither --rsp nor --cno yet");
-        }
-        final HostPort named;
-        try
-        {
-            named = client.serverOption() == null ? null
-                : HostPort.parse(client.serverOption(), "localhost", DapltestWire.SERVER_PORT);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            throw new CommandLine.ParameterException(cl, "--server: " + Jdat.describe(e));
-        }
-        // without --server, a jdat test server in this process, on dapltest's wire as well
-        try (LocalDapltestServer local = named != null ? null
-            : new LocalDapltestServer(client.iaName(), out, client.timeoutMicros()))
-        {
-            final int code = dapltestAgainst(named != null ? named : local.address(), jdatParams, out, err);
-            if (code == 0 && local != null && !local.finishedWith("dapltest transaction passed"))
-            {
-                err.println("jdat test transaction: FAILED: the server in this process did not pass the test");
-                return Jdat.EXIT_FAILED;
-            }
-            return code;
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-            return Jdat.EXIT_FAILED;
-        }
-    }
-
-    private int dapltestAgainst(final HostPort server, final TransactionParams jdatParams, final PrintWriter out,
-        final PrintWriter err)
-    {
+        // dapltest's barriers instead of jdat's
         final List<TestOp> userOps = jdatParams.ops().subList(0, jdatParams.ops().size() - (validate ? 3 : 0));
-        final TransactionParams p = new TransactionParams(threads, eps, iterations, validate, jdatParams.mode(), false,
-            DapltestClient.withBarriers(userOps, validate), false);
-        out.println("jdat test transaction on dapltest's wire: server " + server + "; " + p.describe());
-        out.flush();
-        final long start = System.nanoTime();
-        try (Node node = Node.open(client.iaName()))
+        final TransactionParams p = new TransactionParams(threads, eps, iterations, validate, jdatParams.mode(),
+            jdatParams.rsp(), DapltestClient.withBarriers(userOps, validate), jdatParams.corrupt());
+        return WireOptions.onDapltestWire(client, cl, "transaction", "dapltest transaction passed", (node, server) ->
         {
-            final long checks = DapltestClient.run(node, server.address(), server.port(), testPorts, settle,
+            out.println("jdat test transaction on dapltest's wire: server " + server + "; " + p.describe());
+            out.flush();
+            final long start = System.nanoTime();
+            final long checks = DapltestClient.run(node, server.address(), server.port(), wire.testPorts(), settle,
                 server.address().toString(), p, client.timeoutMicros(), line ->
                 {
                     out.println(line);
@@ -190,12 +153,7 @@ public final class TransactionCommand implements Callable<Integer>
             out.println("all checks passed (" + checks
                 + " checks on this side; the server's verdict is in its output)");
             return 0;
-        }
-        catch (final CheckFailed | DatException e)
-        {
-            err.println("jdat test transaction: FAILED: " + Jdat.describe(e));
-            return Jdat.EXIT_FAILED;
-        }
+        });
     }
 
     private static long bytesPerIteration(final TransactionParams p)
