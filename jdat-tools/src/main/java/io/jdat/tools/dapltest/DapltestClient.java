@@ -80,47 +80,10 @@ final class DapltestClient
                 ? ", dialled at " + testPorts : ""));
         }
         final AtomicLong checks = new AtomicLong();
-        final List<Thread> threads = new ArrayList<>();
-        final List<RuntimeException> failures = new ArrayList<>();
         final CyclicBarrier ready = new CyclicBarrier(p.threads());
-        for (int t = 0; t < p.threads(); t++)
-        {
-            final int thread = t;
-            final Thread th = new Thread(() ->
-            {
-                try
-                {
-                    new Worker(node, thread, address, firstPort + (long) thread * p.eps(), p, timeoutMicros,
-                        settleMillis, ready, checks, log).run();
-                }
-                catch (final RuntimeException e)
-                {
-                    synchronized (failures)
-                    {
-                        failures.add(e);
-                    }
-                    ready.reset();
-                }
-            }, "jdat-dapltest-client-" + t);
-            threads.add(th);
-            th.start();
-        }
-        for (final Thread th : threads)
-        {
-            try
-            {
-                th.join();
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new CheckFailed("interrupted");
-            }
-        }
-        if (!failures.isEmpty())
-        {
-            throw failures.get(0);
-        }
+        DapltestThread.inParallel(p.threads(), "jdat-dapltest-client-", thread ->
+            new Worker(node, thread, address, firstPort + (long) thread * p.eps(), p, timeoutMicros, settleMillis,
+                ready, checks, log).run(), ready::reset);
         return checks.get();
     }
 

@@ -247,44 +247,11 @@ final class DapltestServer
         final List<EventDispatcher> crEvds)
     {
         final AtomicLong checks = new AtomicLong();
-        final List<RuntimeException> failures = new ArrayList<>();
-        final List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < p.threads(); t++)
-        {
-            final int thread = t;
-            final Thread th = new Thread(() ->
+        DapltestThread.inParallel(p.threads(), "jdat-dapltest-server-" + first + "-",
+            thread -> serverThread(p, thread, first, reserved, crEvds, checks), () ->
             {
-                try
-                {
-                    serverThread(p, thread, first, reserved, crEvds, checks);
-                }
-                catch (final RuntimeException e)
-                {
-                    synchronized (failures)
-                    {
-                        failures.add(e);
-                    }
-                }
-            }, "jdat-dapltest-server-" + first + "-" + t);
-            threads.add(th);
-            th.start();
-        }
-        for (final Thread th : threads)
-        {
-            try
-            {
-                th.join();
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-                throw new CheckFailed("interrupted");
-            }
-        }
-        if (!failures.isEmpty())
-        {
-            throw failures.getFirst();
-        }
+                // each server thread ends on its own, at its endpoints' errors or timeouts
+            });
         host.log(name + ": dapltest transaction passed, " + checks.get() + " checks on this side");
     }
 

@@ -1,6 +1,9 @@
 package io.jdat.tools.dapltest;
 
+import io.jdat.tools.kit.CheckFailed;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,6 +36,57 @@ final class DapltestThread
         this.p = p;
         this.eps = eps;
         this.checks = checks;
+    }
+
+    /**
+     * Runs {@code body} for each thread number {@code 0 .. n-1} on a thread of its own, named
+     * {@code name} and the number, and waits for all of them; then throws the first failure.
+     * {@code onFailure} runs on a failing thread, to release the others (a barrier they wait at).
+     */
+    static void inParallel(final int n, final String name, final IntConsumer body, final Runnable onFailure)
+    {
+        final List<RuntimeException> failures = new ArrayList<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < n; t++)
+        {
+            final int thread = t;
+            final Thread th = new Thread(() ->
+            {
+                try
+                {
+                    body.accept(thread);
+                }
+                catch (final RuntimeException e)
+                {
+                    synchronized (failures)
+                    {
+                        failures.add(e);
+                    }
+                    onFailure.run();
+                }
+            }, name + t);
+            threads.add(th);
+            th.start();
+        }
+        for (final Thread th : threads)
+        {
+            try
+            {
+                th.join();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new CheckFailed("interrupted");
+            }
+        }
+        synchronized (failures)
+        {
+            if (!failures.isEmpty())
+            {
+                throw failures.getFirst();
+            }
+        }
     }
 
     static long cookie(final int iter, final int k)

@@ -26,6 +26,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code jdat test server} serving clients on OFED dapltest's wire: jdat's own dapltest client
@@ -80,44 +82,38 @@ class DapltestServerTest
         return log().contains(text);
     }
 
-    @Test
-    void theDapltestClientPassesTwoThreadsOfTwoEndpointsWithValidation() throws InterruptedException
+    /**
+     * jdat's dapltest client against the server: every op type, segments, validation or not, each
+     * way of awaiting completions, and PSPs or the RSPs the server reserves when the client asks.
+     */
+    @ParameterizedTest(name = "{0} x {1} EPs x {2}, validate {3}, {4}, rsp {5}: {6}")
+    @CsvSource(delimiter = '|', value = {
+        "2|2|10|true|WAIT|false|client SR 256 server RW 4096 client RR 4096 server SR 100 3 client RW 64 2 server RR 8",
+        "1|3|5|false|POLL|false|client SR 4096 server SR 4096 client RW 4096 server RR 4096",
+        "2|1|4|true|CNO|false|client SR 512 server RW 512 client RR 512",
+        "2|2|5|true|WAIT|true|client SR 256 server SR 256 client RW 8192 2 server RR 1000",
+        "1|2|5|false|POLL|true|client SR 64 server SR 64 client RR 64"})
+    void theDapltestClientPasses(final int threads, final int eps, final int iters, final boolean validate,
+        final Completion mode, final boolean rsp, final String words) throws InterruptedException
     {
-        final List<TestOp> ops = DapltestClient.withBarriers(TestOp.parse(List.of("client", "SR", "256", "server", "RW",
-            "4096", "client", "RR", "4096", "server", "SR", "100", "3", "client", "RW", "64", "2", "server", "RR",
-            "8")),
-            true);
-        final TransactionParams p = new TransactionParams(2, 2, 10, true, Completion.WAIT, false, ops, false);
+        final List<TestOp> ops = DapltestClient.withBarriers(TestOp.parse(List.of(words.split(" "))), validate);
+        final TransactionParams p = new TransactionParams(threads, eps, iters, validate, mode, rsp, ops, false);
         final long checks = DapltestClient.run(client, server.address(), server.port(), null, 0, "loopback", p,
             TIMEOUT, null);
-        // 10 iterations x 4 endpoints x 9 ops, and the client's data checks
-        assertTrue(checks > 10 * 4 * 9, "checks " + checks);
+        // every completion of every op on every endpoint, and with validation the data checks on top
+        final long completions = (long) iters * threads * eps * ops.size();
+        if (validate)
+        {
+            assertTrue(checks > completions, "checks " + checks);
+        }
+        else
+        {
+            assertEquals(completions, checks);
+        }
         assertTrue(logged("dapltest transaction passed"), log());
+        assertTrue(log().contains(threads + " thread(s) x " + eps + " EP(s) x " + iters + " iteration(s), "
+            + mode.name().toLowerCase(java.util.Locale.ROOT) + ", " + (rsp ? "RSP" : "PSP")), log());
         assertFalse(log().contains("FAILED"), log());
-    }
-
-    @Test
-    void pollingWithoutValidationPassesToo() throws InterruptedException
-    {
-        final List<TestOp> ops = TestOp.parse(List.of("client", "SR", "4096", "server", "SR", "4096", "client", "RW",
-            "4096", "server", "RR", "4096"));
-        final TransactionParams p = new TransactionParams(1, 3, 5, false, Completion.POLL, false, ops, false);
-        assertEquals(5 * 3 * 4, DapltestClient.run(client, server.address(), server.port(), null, 0, "loopback", p,
-            TIMEOUT, null));
-        assertTrue(logged("dapltest transaction passed, 60 checks"), log());
-        assertTrue(log().contains("1 thread(s) x 3 EP(s) x 5 iteration(s), poll"), log());
-    }
-
-    @Test
-    void waitingOnACnoPassesToo() throws InterruptedException
-    {
-        final List<TestOp> ops = DapltestClient.withBarriers(TestOp.parse(List.of("client", "SR", "512", "server",
-            "RW", "512", "client", "RR", "512")), true);
-        final TransactionParams p = new TransactionParams(2, 1, 4, true, Completion.CNO, false, ops, false);
-        assertTrue(DapltestClient.run(client, server.address(), server.port(), null, 0, "loopback", p, TIMEOUT,
-            null) > 4 * 2 * ops.size());
-        assertTrue(logged("dapltest transaction passed"), log());
-        assertTrue(log().contains("2 thread(s) x 1 EP(s) x 4 iteration(s), cno"), log());
     }
 
     /** A control connection as dapltest's: no private data, two receives posted. */
@@ -161,12 +157,10 @@ class DapltestServerTest
         return DapltestWire.firstPort(m.asSlice(2L * DapltestWire.CONTROL_SIZE), DapltestWire.CONTROL_SIZE);
     }
 
+    /** dapltest -T Q, as the client sends it: the server answers, then stops serving. */
     private void quit() throws InterruptedException
     {
-        final Link ctrl = control();
-        ask(ctrl, DapltestWire.TestType.QUIT, 1, DapltestWire.CONTROL_SIZE,
-            m -> DapltestWire.clientInfo(m, DapltestWire.TestType.QUIT, 1));
-        ctrl.awaitDisconnected();
+        DapltestControl.quit(client, server.address(), server.port(), TIMEOUT);
         serving.join(TIMEOUT / 1000);
         assertFalse(serving.isAlive(), "the server still serves after a quit:\n" + log());
     }
