@@ -23,11 +23,6 @@ final class DapltestEndpoint
 {
     static final long RMI_COOKIE = 0xd0;
     static final long SYNC_COOKIE = 0xe0;
-    static final long NUDGE_COOKIE = 0xe1;
-    /** How long the client waits for the server's table before it nudges (see {@link #nudge()}). */
-    static final long NUDGE_AFTER_MICROS = 250_000;
-    private static final RmrTriplet NOWHERE = new RmrTriplet(0, 0, 0);
-    private static final LmrTriplet[] NOTHING = {};
 
     final Link link;
     private final boolean server;
@@ -116,7 +111,7 @@ final class DapltestEndpoint
         }
         else
         {
-            link.expectRecv(what, RMI_COOKIE, DapltestWire.RMI_SIZE, NUDGE_AFTER_MICROS, this::nudge);
+            link.expectRecv(what, RMI_COOKIE, DapltestWire.RMI_SIZE, Link.NUDGE_AFTER_MICROS, this::nudge);
         }
         if (server)
         {
@@ -139,25 +134,11 @@ final class DapltestEndpoint
         }
     }
 
-    /**
-     * A zero-length RDMA Write, which places nothing and completes nothing at the peer. Linux
-     * siw, accepting, leaves bytes that arrive between its MPA Reply and the moment it hands the
-     * socket to the QP unread in the socket until more bytes arrive (its connection manager's
-     * data-ready callback ignores them; in peer-to-peer mode it reads the ready-to-receive
-     * message alone); the client's table, Sent at once, was such bytes now and then, and dapltest's
-     * server then waits for it for ever. The nudge is such more bytes: siw reads the table with it.
-     */
+    /** A zero-length RDMA Write ({@link Link#nudge()}), counted. */
     private void nudge()
     {
-        nudge(link);
+        link.nudge();
         nudges++;
-    }
-
-    /** A zero-length RDMA Write on {@code link} (see {@link #nudge()}), its completion reaped. */
-    static void nudge(final Link link)
-    {
-        link.ep.postRdmaWrite(0, NOTHING, NUDGE_COOKIE, NOWHERE, CompletionFlags.DEFAULT_FLAG);
-        link.expectRequest("a zero-length RDMA Write", NUDGE_COOKIE, 0);
     }
 
     /** How many times the client nudged the server ({@link #nudge()}). */

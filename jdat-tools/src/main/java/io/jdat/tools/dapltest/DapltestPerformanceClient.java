@@ -65,7 +65,7 @@ final class DapltestPerformanceClient
             link.connect(address, testPort != null ? testPort : first, null);
             // siw may have left our first bytes unread, as with a transaction's table: nudge
             link.expectRecv("Recv of the server's remote memory entry", SYNC_COOKIE, DapltestWire.PERF_SYNC_SIZE,
-                DapltestEndpoint.NUDGE_AFTER_MICROS, () -> DapltestEndpoint.nudge(link));
+                Link.NUDGE_AFTER_MICROS, link::nudge);
             final MemorySegment entry = sync.memory().asSlice(DapltestWire.PERF_SYNC_SIZE);
             final RmrTriplet target = new RmrTriplet(entry.get(U32, 0), entry.get(U64, 4), cmd.length());
             if (target.targetAddress == 0)

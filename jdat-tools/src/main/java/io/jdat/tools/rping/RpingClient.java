@@ -43,7 +43,15 @@ final class RpingClient extends RpingEnd
             start = RpingData.next(start);
             rdmaBuf.memory().fill((byte) 0);
             send(RpingInfo.of(startBuf, size), "Send of the start buffer");
-            recv("wait for the server's go-ahead");
+            if (ping == 0)
+            {
+                // the first message on the connection: a siw server may not have read it yet
+                recvNudging("wait for the server's go-ahead");
+            }
+            else
+            {
+                recv("wait for the server's go-ahead");
+            }
             send(RpingInfo.of(rdmaBuf, size), "Send of the RDMA buffer");
             recv("wait for the server's write-done");
             final long at = startBuf.memory().mismatch(rdmaBuf.memory());

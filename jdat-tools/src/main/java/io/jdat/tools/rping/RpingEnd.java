@@ -37,6 +37,7 @@ class RpingEnd
     private final Lmr sendBuf;
     /** The ping in progress, for messages. */
     int ping;
+    private int nudges;
 
     RpingEnd(final Node node, final PrintWriter out, final boolean verbose, final long timeoutMicros)
     {
@@ -63,7 +64,30 @@ class RpingEnd
     /** Waits for the peer's message, posts the buffer again, and returns what it said. */
     RpingInfo recv(final String what)
     {
-        final DatEvent ev = link.next(link.recvEvd, what);
+        return received(link.next(link.recvEvd, what), what);
+    }
+
+    /**
+     * As {@link #recv}, for the answer to this side's first message as an initiator: while it is
+     * late, nudges the peer ({@link Link#nudge()}), whose siw may have left that message unread.
+     */
+    RpingInfo recvNudging(final String what)
+    {
+        return received(link.nextRecv(what, Link.NUDGE_AFTER_MICROS, () ->
+        {
+            link.nudge();
+            nudges++;
+        }), what);
+    }
+
+    /** How many times this side nudged the peer ({@link #recvNudging}). */
+    int nudges()
+    {
+        return nudges;
+    }
+
+    private RpingInfo received(final DatEvent ev, final String what)
+    {
         check(ev, what, RECV);
         final RpingInfo info = RpingInfo.read(recvBuf.memory());
         postRecv();

@@ -41,7 +41,7 @@ class DapltestEndpointTest
                 try
                 {
                     // longer than two of the client's waits: it nudges twice at least
-                    Thread.sleep(3 * DapltestEndpoint.NUDGE_AFTER_MICROS / 1000);
+                    Thread.sleep(3 * io.jdat.tools.kit.Link.NUDGE_AFTER_MICROS / 1000);
                 }
                 catch (final InterruptedException e)
                 {
