@@ -664,6 +664,24 @@ final class EpStateMachine
         }
     }
 
+    /** The RSP's request could not be delivered (its CR EVD was full): reserved again. */
+    void requestWithdrawn()
+    {
+        Locks.lock(ep.lock);
+        try
+        {
+            if (ep.state == EpState.PASSIVE_CONNECTION_PENDING)
+            {
+                ep.state = EpState.RESERVED;
+            }
+            ep.cr = null;
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+    }
+
     /** Back to the consumer: its RSP's request was rejected or handed off. */
     void released()
     {

@@ -101,6 +101,16 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
             }
             final CrImpl cr = new CrImpl(ia, this, request, target);
             ia.register(cr, Integer.MAX_VALUE, DatReturnSubtype.NO_SUBTYPE, "CRs");
+            // the endpoint changes state before the event is visible: a consumer that dequeued
+            // the request finds its endpoint PASSIVE_CONNECTION_PENDING (dat_ep_query takes no IA lock)
+            if (ep != null)
+            {
+                target.states.requestArrived(cr);
+            }
+            else
+            {
+                target.cr = cr;
+            }
             if (!evd.postConnectionRequest(this, ia.port().address(), connQual, cr))
             {
                 // backlog full: refuse, and leave the endpoint reserved
@@ -112,16 +122,11 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
                     target.destroy().run();
                     ia.forget(target);
                 }
+                else
+                {
+                    target.states.requestWithdrawn();
+                }
                 return false;
-            }
-            if (ep != null)
-            {
-                // the consumer's accept takes the IA lock, so it cannot see the CR before this
-                target.states.requestArrived(cr);
-            }
-            else
-            {
-                target.cr = cr;
             }
             used = true;
             l = listener;
