@@ -34,10 +34,23 @@ class FrontDoorTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"send", "write", "read"})
+    @ValueSource(strings = {"loopback", "tcp", "shm"})
+    void demoWithAnSrqAndAnRspOnEachSoftwareProvider(final String provider)
+    {
+        final Run r = Run.jdat("demo", "--srq", "--rsp", "-P", provider);
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains("one SRQ shared by two endpoints"), r.all());
+        assertTrue(r.out().contains("the low-watermark event reached the async EVD"), r.all());
+        assertTrue(r.out().contains("connection through an RSP"), r.all());
+        assertTrue(r.out().contains("all checks passed"), r.all());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"send", "write", "read", "srq"})
     void demoCatchesCorruptedData(final String transfer)
     {
-        final Run r = Run.jdat("demo", "--inject-corruption", transfer);
+        final Run r = transfer.equals("srq") ? Run.jdat("demo", "--srq", "--inject-corruption", transfer)
+            : Run.jdat("demo", "--inject-corruption", transfer);
         assertEquals(Jdat.EXIT_FAILED, r.code(), r.all());
         assertTrue(r.oneErrorLine(), r.all());
         assertTrue(r.err().contains("data differs at byte"), r.all());

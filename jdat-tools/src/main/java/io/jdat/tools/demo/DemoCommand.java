@@ -52,7 +52,7 @@ public final class DemoCommand implements Callable<Integer>
     /** Where {@code --inject-corruption} damages the data, to show that the checks catch it. */
     enum Fault
     {
-        none, send, write, read
+        none, send, write, read, srq
     }
 
     @CommandLine.Spec
@@ -64,6 +64,14 @@ public final class DemoCommand implements Callable<Integer>
     @Option(names = "--inject-corruption", hidden = true, defaultValue = "none",
         description = "test only: damage one received byte of this transfer before it is checked")
     private Fault fault;
+
+    @Option(names = "--srq", description = "also connect two endpoints that share one shared receive queue (SRQ) "
+        + "and check their receives, the SRQ's counts and its low-watermark event")
+    private boolean srq;
+
+    @Option(names = "--rsp", description = "also connect two endpoints through a reserved service point (RSP): "
+        + "a rejected request gives the endpoint back, an accepted one connects it")
+    private boolean rsp;
 
     @Override
     public Integer call()
@@ -104,6 +112,14 @@ public final class DemoCommand implements Callable<Integer>
         sendRecv(steps, client, server, clientMem, serverMem);
         rdmaWrite(steps, client, server, clientMem, serverMem);
         rdmaRead(steps, client, clientMem, serverMem);
+        if (srq)
+        {
+            SrqDemo.run(node, steps, crEvd, psp, clientMem, fault == Fault.srq);
+        }
+        if (rsp)
+        {
+            RspDemo.run(node, steps, clientMem, serverMem);
+        }
 
         client.disconnect();
         server.awaitDisconnected();

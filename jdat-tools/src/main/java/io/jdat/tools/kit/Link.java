@@ -20,6 +20,7 @@ import io.jdat.IaAddress;
 import io.jdat.LmrTriplet;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
+import io.jdat.SharedReceiveQueue;
 
 /**
  * An endpoint with the EVDs it reports to (receive DTOs, request DTOs, connection events),
@@ -56,6 +57,12 @@ public final class Link
 
     Link(final Node node, final String name, final EpAttr attr, final Completion mode, final long timeoutMicros)
     {
+        this(node, name, attr, mode, timeoutMicros, null);
+    }
+
+    Link(final Node node, final String name, final EpAttr attr, final Completion mode, final long timeoutMicros,
+        final SharedReceiveQueue srq)
+    {
         this.name = name;
         this.mode = mode;
         this.timeoutMicros = timeoutMicros;
@@ -64,7 +71,8 @@ public final class Link
         this.recvEvd = node.evd(depth + 8, cno, EvdFlags.DTO_FLAG);
         this.reqEvd = node.evd(depth + 8, cno, EvdFlags.DTO_FLAG | EvdFlags.RMR_BIND_FLAG);
         this.connEvd = node.evd(8, null, EvdFlags.CONNECTION_FLAG);
-        this.ep = node.ia.epCreate(node.pz, recvEvd, reqEvd, connEvd, attr);
+        this.ep = srq == null ? node.ia.epCreate(node.pz, recvEvd, reqEvd, connEvd, attr)
+            : node.ia.epCreateWithSrq(node.pz, recvEvd, reqEvd, connEvd, srq, attr == null ? new EpAttr() : attr);
     }
 
     /** The wait limit of every event this link waits for, in microseconds. */

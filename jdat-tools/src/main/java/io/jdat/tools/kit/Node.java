@@ -15,6 +15,7 @@ import io.jdat.MemType;
 import io.jdat.OsWaitProxyAgent;
 import io.jdat.ProtectionZone;
 import io.jdat.RegionDescription;
+import io.jdat.SharedReceiveQueue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -126,6 +127,16 @@ public final class Node implements AutoCloseable
     public Link link(final String name, final EpAttr attr, final Completion mode, final long timeoutMicros)
     {
         return new Link(this, name, attr, mode, timeoutMicros);
+    }
+
+    /**
+     * As {@link #link}, the endpoint made with {@code dat_ep_create_with_srq}: it takes its
+     * receive buffers from {@code srq} ({@code attr} null: the default attributes).
+     */
+    public Link link(final String name, final EpAttr attr, final Completion mode, final long timeoutMicros,
+        final SharedReceiveQueue srq)
+    {
+        return new Link(this, name, attr, mode, timeoutMicros, srq);
     }
 
     @Override
