@@ -25,13 +25,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Two endpoints of one loopback IA connected through a PSP, with registered buffers, for the
- * benchmarks. Not a benchmark itself.
+ * Two connected endpoints with registered buffers, for the benchmarks: of one loopback IA, or of
+ * another provider's IA (shm connects an IA to itself through its own rings), or with
+ * {@code twoIas} a client IA beside the server's (as two processes would have: on shm each IA has
+ * its own port, progress lock and I/O thread). Not a benchmark itself.
  */
 final class LoopbackRig implements AutoCloseable
 {
     final InterfaceAdapter ia;
-    final ProtectionZone pz;
+    /** The client's IA: {@link #ia} itself unless the rig has two. */
+    final InterfaceAdapter clientIa;
     final Arena arena = Arena.ofShared();
     final Endpoint client;
     final Endpoint server;
@@ -44,20 +47,30 @@ final class LoopbackRig implements AutoCloseable
 
     LoopbackRig(final long bufferSize, final int queueDepth)
     {
-        ia = Dat.iaOpen("loopback", 16, new DatOut<>());
-        pz = ia.pzCreate();
-        clientLmr = lmr(bufferSize);
-        serverLmr = lmr(bufferSize);
-        clientRecv = ia.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
-        clientReq = ia.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
+        this("loopback", false, bufferSize, queueDepth);
+    }
+
+    LoopbackRig(final String provider, final boolean twoIas, final long bufferSize, final int queueDepth)
+    {
+        ia = Dat.iaOpen(provider, 16, new DatOut<>());
+        clientIa = twoIas ? Dat.iaOpen(provider, 16, new DatOut<>()) : ia;
+        final ProtectionZone pz = ia.pzCreate();
+        final ProtectionZone clientPz = twoIas ? clientIa.pzCreate() : pz;
+        clientLmr = lmr(clientIa, clientPz, bufferSize);
+        serverLmr = lmr(ia, pz, bufferSize);
+        clientRecv = clientIa.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
+        clientReq = clientIa.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
         serverRecv = ia.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
         serverReq = ia.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
         final EventDispatcher conn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+        final EventDispatcher clientConn = twoIas ? clientIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG) : conn;
         final EventDispatcher crEvd = ia.evdCreate(8, null, EvdFlags.CR_FLAG);
         final io.jdat.EpAttr attr = new io.jdat.EpAttr();
         attr.maxRecvDtos = queueDepth;
-        attr.maxRequestDtos = queueDepth;
-        client = ia.epCreate(pz, clientRecv, clientReq, conn, attr);
+        // on shm a Send retires once the sender's port sees that the peer consumed its record,
+        // which may come after the peer reaped it and reposted the receive
+        attr.maxRequestDtos = queueDepth * 2;
+        client = clientIa.epCreate(clientPz, clientRecv, clientReq, clientConn, attr);
         server = ia.epCreate(pz, serverRecv, serverReq, conn, attr);
         final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
         final IaAttr a = new IaAttr();
@@ -67,14 +80,14 @@ final class LoopbackRig implements AutoCloseable
         final DatEvent ev = next(crEvd);
         ev.crArrival.crHandle.accept(server, null);
         expect(next(conn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        expect(next(conn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        expect(next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.free();
     }
 
-    private Lmr lmr(final long size)
+    private Lmr lmr(final InterfaceAdapter owner, final ProtectionZone pz, final long size)
     {
         final MemorySegment m = arena.allocate(size, 4096);
-        return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), size, pz, MemPriv.ALL_FLAG);
+        return owner.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), size, pz, MemPriv.ALL_FLAG);
     }
 
     static DatEvent next(final EventDispatcher evd)
@@ -98,6 +111,10 @@ final class LoopbackRig implements AutoCloseable
     @Override
     public void close()
     {
+        if (clientIa != ia)
+        {
+            clientIa.close(CloseFlags.ABRUPT_FLAG);
+        }
         ia.close(CloseFlags.ABRUPT_FLAG);
         arena.close();
     }

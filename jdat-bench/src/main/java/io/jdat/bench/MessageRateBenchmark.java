@@ -29,6 +29,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -37,12 +38,13 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One-way message rate of 64-byte messages between two threads, a window of 64, three ways in one
- * run: jdat Send/Recv over loopback (the receiver reposts each receive as it reaps it; the sender
- * keeps at most 64 Sends beyond the receives reposted, so one is always posted for it; Sends
- * unsignalled), a JCTools SPSC queue of 64 with one copy per message (the {@code jdat perf}
- * baseline), and Aeron IPC ({@code aeron:ipc}, an embedded media driver with a backoff idle
- * strategy, as {@link ShmSideBySide} runs it). The figure is {@code messages}: messages received
- * per second (the sender's and receiver's own call rates are JMH's bookkeeping).
+ * run: jdat Send/Recv (the receiver reposts each receive as it reaps it; the sender keeps at most
+ * 64 Sends beyond the receives reposted, so one is always posted for it; Sends unsignalled) over
+ * loopback and over shm between two IAs of this process (the sender's post writes the ring, the
+ * receiver's dequeue reads it), a JCTools SPSC queue of 64 with one copy per message (the
+ * {@code jdat perf} baseline), and Aeron IPC ({@code aeron:ipc}, an embedded media driver with a
+ * backoff idle strategy, as {@link ShmSideBySide} runs it). The figure is {@code messages}:
+ * messages received per second (the sender's and receiver's own call rates are JMH's bookkeeping).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -69,10 +71,12 @@ public class MessageRateBenchmark
         }
     }
 
-    /** jdat: two connected loopback endpoints, {@code WINDOW} receives posted. */
+    /** jdat: two connected endpoints, {@code WINDOW} receives posted. */
     @State(Scope.Group)
     public static class Jdat
     {
+        @Param({"loopback", "shm"})
+        String provider;
         LoopbackRig rig;
         LmrTriplet[] src;
         LmrTriplet[] dst;
@@ -85,7 +89,7 @@ public class MessageRateBenchmark
         @Setup(Level.Trial)
         public void setup()
         {
-            rig = new LoopbackRig(1 << 16, WINDOW);
+            rig = new LoopbackRig(provider, !"loopback".equals(provider), 1 << 16, WINDOW);
             src = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 0, SIZE)};
             dst = new LmrTriplet[] {LmrTriplet.of(rig.serverLmr, 4096, SIZE)};
             for (int i = 0; i < WINDOW; i++)
