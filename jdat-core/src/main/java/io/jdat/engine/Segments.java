@@ -9,6 +9,15 @@ import java.lang.foreign.MemorySegment;
  * A validated copy of a consumer's {@link LmrTriplet} array: for each non-empty segment, the
  * region it lies in, its offset there and its length. Preallocated per work request and
  * refilled on every post.
+ *
+ * <p>A slot keeps the regions of its last post after {@link #clear}: a consumer reposts the same
+ * buffers into the same slots, and a triplet that names the region already at its position is
+ * taken without a look into the STag table. That region is exactly what the table would return:
+ * its STag equals the triplet's context and it is still {@link MemoryRegion#valid} ({@code
+ * dat_lmr_free} and IA close clear that word before the table lets the region go, and nothing
+ * sets it again), and its zone, rights and bounds are checked on every post as before. The price:
+ * an idle slot keeps the object of a freed LMR reachable until its next post or its endpoint's
+ * free; the memory is no longer accessible through it.
  */
 final class Segments
 {
@@ -58,7 +67,9 @@ final class Segments
                 // a zero-length segment's context and address are not looked at
                 continue;
             }
-            final MemoryRegion r = table.lookup(t.lmrContext);
+            final MemoryRegion last = regions[count];
+            final MemoryRegion r = last != null && last.stag == t.lmrContext && last.valid ? last
+                : table.lookup(t.lmrContext);
             if (r == null || r.window)
             {
                 throw Errors.privileges(
@@ -100,13 +111,9 @@ final class Segments
         }
     }
 
-    /** Drops the references (so freed memory is not kept reachable by an idle slot). */
+    /** Empties the list; the regions stay as the next post's first guess (see above). */
     void clear()
     {
-        for (int i = 0; i < count; i++)
-        {
-            regions[i] = null;
-        }
         count = 0;
         total = 0;
     }

@@ -13,6 +13,7 @@ import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
+import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
 import io.jdat.InterfaceAdapter;
@@ -241,6 +242,53 @@ class LmrTest
             expect(DatReturnType.INVALID_PARAMETER, () -> f.ia.lmrSyncRdmaRead(seg, 1));
             // the memory itself is still the consumer's
             lmr.memory().set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+        }
+    }
+
+    @Test
+    void lmrFreedBetweenPostsIsRefusedByTheSlotThatNamedItLast()
+    {
+        // one receive slot and one request slot, so each post reuses the slot (and the region it
+        // validated) of the post before
+        try (Fixture f = new Fixture())
+        {
+            final io.jdat.EpAttr attr = new io.jdat.EpAttr();
+            attr.maxRecvDtos = 1;
+            attr.maxRequestDtos = 1;
+            final Fixture.Ep[] p = f.connectedPair(attr);
+            final Fixture.Ep a = p[0];
+            final Fixture.Ep b = p[1];
+            Lmr source = f.lmr(64);
+            Lmr sink = f.lmr(64);
+            for (int round = 0; round < 3; round++)
+            {
+                final LmrTriplet[] from = {LmrTriplet.of(source, 0, 64)};
+                final LmrTriplet[] into = {LmrTriplet.of(sink, 0, 64)};
+                source.memory().set(ValueLayout.JAVA_BYTE, 0, (byte) (round + 1));
+                b.ep().postRecv(1, into, round, 0);
+                a.ep().postSend(1, from, round, CompletionFlags.DEFAULT_FLAG);
+                assertEquals(DtoStatus.SUCCESS, Fixture.next(b.recv()).dto.status);
+                assertEquals(DtoStatus.SUCCESS, Fixture.next(a.req()).dto.status);
+                assertEquals(round + 1, sink.memory().get(ValueLayout.JAVA_BYTE, 0));
+
+                // freed (and the index registered again): the triplets the slots named last are stale
+                source.free();
+                sink.free();
+                final Lmr newSource = f.lmr(64);
+                final Lmr newSink = f.lmr(64);
+                assertEquals(DatReturnSubtype.PRIVILEGES_WRITE, expect(DatReturnType.PRIVILEGES_VIOLATION,
+                    () -> b.ep().postRecv(1, into, 9, 0)).subtype());
+                assertEquals(DatReturnSubtype.PRIVILEGES_READ, expect(DatReturnType.PRIVILEGES_VIOLATION,
+                    () -> a.ep().postSend(1, from, 9, CompletionFlags.DEFAULT_FLAG)).subtype());
+                source = newSource;
+                sink = newSink;
+            }
+            // the refused posts left nothing behind, and the endpoints still work
+            assertEquals(DatStatus.QUEUE_EMPTY, b.recv().dequeue(new DatEvent()));
+            assertEquals(DatStatus.QUEUE_EMPTY, a.req().dequeue(new DatEvent()));
+            b.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sink, 0, 64)}, 7, 0);
+            a.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 64)}, 7, CompletionFlags.DEFAULT_FLAG);
+            assertEquals(7, Fixture.next(b.recv()).dto.userCookie);
         }
     }
 
