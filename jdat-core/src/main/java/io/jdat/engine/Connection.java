@@ -17,6 +17,8 @@ import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 
@@ -62,8 +64,27 @@ final class Connection implements ConnectHandler, AcceptHandler
     /** The receive in progress: its buffer, its bytes so far. */
     RecvBuffer current;
     long received;
-    /** The thread placing a Send without the endpoint's lock ({@link #placeSend}), else null. */
+    /**
+     * The thread placing a Send without the endpoint's lock ({@link #placeSend}), else null. Set
+     * with a volatile store before {@link #placeSend} reads {@link #closed}, as {@link #close}
+     * sets {@code closed} before it reads this (each side's store is ordered before its load, so
+     * at least one sees the other); cleared with a release store, which {@code close}'s volatile
+     * read acquires, so what the placement wrote happens before the flush that follows.
+     */
     private volatile Thread placer;
+    private static final VarHandle PLACER;
+
+    static
+    {
+        try
+        {
+            PLACER = MethodHandles.lookup().findVarHandle(Connection.class, "placer", Thread.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     Connection(final EpImpl ep, final boolean active)
     {
@@ -226,7 +247,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         }
         finally
         {
-            placer = null;
+            PLACER.setRelease(this, (Thread) null);
         }
     }
 
@@ -345,10 +366,11 @@ final class Connection implements ConnectHandler, AcceptHandler
     /** Whether every region of a receive is still registered in this EP's PZ. */
     private boolean placeable(final Segments s)
     {
+        final PzImpl pz = ep.srq != null ? ep.srq.pz : ep.pz;
         for (int i = 0; i < s.count; i++)
         {
             final MemoryRegion r = s.regions[i];
-            if (!r.valid || r.pz != (ep.srq != null ? ep.srq.pz : ep.pz))
+            if (!r.valid || r.pz != pz)
             {
                 return false;
             }
