@@ -15,7 +15,7 @@ module io.jdat.bench
     // the benchmarks, their @State classes and the classes JMH generates from them
     requires jmh.core;
     // the baselines: Aeron IPC with Agrona, one jar (ShmSideBySide, MessageRateBenchmark), and
-    // JCTools queues (HopCost, PingPong, MessageRate)
+    // JCTools queues (HopCost, EvdPoll, PingPong, MessageRate)
     requires io.aeron.all;
     requires org.jctools.core;
 
