@@ -26,7 +26,8 @@ class DapltestClientOptionsTest
         "test client --inject-corruption performance|dapltest's performance test checks no data: "
             + "--inject-corruption needs --jdat-protocol",
         "test client -s 127.0.0.1 quit --test-ports 62001|a quit has no test connections",
-        "test client transaction --test-ports 0|--test-ports must be 1 to 4294967295"})
+        "test client transaction --test-ports 0|--test-ports must be 1 to 4294967295",
+        "test client transaction client SR 0 server SR 1|on dapltest's wire every op moves 1 byte or more"})
     void badOptionsAreOneLineAndExitTwo(final String lineAndError)
     {
         final String[] w = lineAndError.split("\\|");

@@ -133,6 +133,11 @@ public final class TransactionCommand implements Callable<Integer>
         }
         // dapltest's barriers instead of jdat's
         final List<TestOp> userOps = jdatParams.ops().subList(0, jdatParams.ops().size() - (validate ? 3 : 0));
+        if (userOps.stream().anyMatch(op -> op.segSize() < 1))
+        {
+            throw new CommandLine.ParameterException(cl, "on dapltest's wire every op moves 1 byte or more a segment "
+                + "(the served test takes no 0); --jdat-protocol takes 0");
+        }
         final TransactionParams p = new TransactionParams(threads, eps, iterations, validate, jdatParams.mode(),
             jdatParams.rsp(), DapltestClient.withBarriers(userOps, validate), jdatParams.corrupt());
         return WireOptions.onDapltestWire(client, cl, "transaction", "dapltest transaction passed", (node, server) ->
