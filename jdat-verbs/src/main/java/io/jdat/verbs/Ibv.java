@@ -16,7 +16,8 @@ import java.lang.invoke.MethodHandle;
  *
  * <pre>
  * struct ibv_context   0 device*  8 ops (struct ibv_context_ops, function pointers:
- *                                       +88 poll_cq, +96 req_notify_cq, +200 post_send, +208 post_recv)
+ *                                       +88 poll_cq, +96 req_notify_cq, +160 post_srq_recv,
+ *                                       +200 post_send, +208 post_recv)
  *                      264 cmd_fd  268 async_fd  272 num_comp_vectors
  * struct ibv_mr        0 context*  8 pd*  16 addr  24 length  32 handle  36 lkey  40 rkey
  * struct ibv_comp_channel  0 context*  8 fd  12 refcnt
@@ -31,7 +32,11 @@ import java.lang.invoke.MethodHandle;
  *                      32 cap.max_send_wr  36 cap.max_recv_wr  40 cap.max_send_sge  44 cap.max_recv_sge
  *                      48 cap.max_inline_data  52 qp_type  56 sq_sig_all
  * struct ibv_device_attr (232)  80 max_mr_size  112 max_qp_wr  120 max_sge  132 max_cqe
- *                      144 max_qp_rd_atom  156 max_qp_init_rd_atom  176 max_mw  212 max_srq  227 phys_port_cnt (u8)
+ *                      144 max_qp_rd_atom  156 max_qp_init_rd_atom  176 max_mw  212 max_srq  216 max_srq_wr
+ *                      220 max_srq_sge  227 phys_port_cnt (u8)
+ * struct ibv_srq_init_attr (24)  0 srq_context*  8 attr.max_wr  12 attr.max_sge  16 attr.srq_limit
+ * struct ibv_srq_attr (12)  0 max_wr  4 max_sge  8 srq_limit
+ * struct ibv_async_event (16)  0 element (cq* / qp* / srq* / port_num)  8 event_type
  * </pre>
  */
 final class Ibv
@@ -39,6 +44,7 @@ final class Ibv
     static final long CONTEXT_OPS = 8;
     static final long OPS_POLL_CQ = 88;
     static final long OPS_REQ_NOTIFY_CQ = 96;
+    static final long OPS_POST_SRQ_RECV = 160;
     static final long OPS_POST_SEND = 200;
     static final long OPS_POST_RECV = 208;
 
@@ -50,6 +56,7 @@ final class Ibv
 
     static final long COMP_CHANNEL_FD = 8;
     static final long QP_NUM = 52;
+    static final long CONTEXT_ASYNC_FD = 268;
 
     static final long WC_SIZE = 48;
     static final long WC_WR_ID = 0;
@@ -57,6 +64,7 @@ final class Ibv
     static final long WC_OPCODE = 12;
     static final long WC_VENDOR_ERR = 16;
     static final long WC_BYTE_LEN = 20;
+    static final long WC_QP_NUM = 28;
 
     static final long SGE_SIZE = 16;
     static final long SGE_ADDR = 0;
@@ -100,6 +108,25 @@ final class Ibv
     static final long DEVICE_ATTR_MAX_QP_INIT_RD_ATOM = 156;
     static final long DEVICE_ATTR_MAX_MW = 176;
     static final long DEVICE_ATTR_MAX_SRQ = 212;
+    static final long DEVICE_ATTR_MAX_SRQ_WR = 216;
+    static final long DEVICE_ATTR_MAX_SRQ_SGE = 220;
+
+    static final long SRQ_INIT_ATTR_SIZE = 24;
+    static final long SRQ_INIT_MAX_WR = 8;
+    static final long SRQ_INIT_MAX_SGE = 12;
+    static final long SRQ_ATTR_SIZE = 12;
+    static final long SRQ_ATTR_MAX_WR = 0;
+    static final long SRQ_ATTR_LIMIT = 8;
+    /** {@code enum ibv_srq_attr_mask}. */
+    static final int SRQ_MAX_WR = 1;
+    static final int SRQ_LIMIT = 2;
+
+    static final long ASYNC_EVENT_SIZE = 16;
+    static final long ASYNC_EVENT_ELEMENT = 0;
+    static final long ASYNC_EVENT_TYPE = 8;
+    /** {@code enum ibv_event_type}. */
+    static final int EVENT_SRQ_ERR = 14;
+    static final int EVENT_SRQ_LIMIT_REACHED = 15;
 
     /** {@code enum ibv_wr_opcode}. */
     static final int WR_RDMA_WRITE = 0;
@@ -145,6 +172,11 @@ final class Ibv
     private static final MethodHandle DESTROY_CQ;
     private static final MethodHandle GET_CQ_EVENT;
     private static final MethodHandle ACK_CQ_EVENTS;
+    private static final MethodHandle CREATE_SRQ;
+    private static final MethodHandle MODIFY_SRQ;
+    private static final MethodHandle DESTROY_SRQ;
+    private static final MethodHandle GET_ASYNC_EVENT;
+    private static final MethodHandle ACK_ASYNC_EVENT;
 
     static
     {
@@ -168,12 +200,18 @@ final class Ibv
             DESTROY_CQ = Native.call(LIB, "ibv_destroy_cq", FunctionDescriptor.of(INT, PTR));
             GET_CQ_EVENT = Native.errnoCall(LIB, "ibv_get_cq_event", FunctionDescriptor.of(INT, PTR, PTR, PTR));
             ACK_CQ_EVENTS = Native.call(LIB, "ibv_ack_cq_events", FunctionDescriptor.ofVoid(PTR, INT));
+            CREATE_SRQ = Native.errnoCall(LIB, "ibv_create_srq", FunctionDescriptor.of(PTR, PTR, PTR));
+            MODIFY_SRQ = Native.call(LIB, "ibv_modify_srq", FunctionDescriptor.of(INT, PTR, PTR, INT));
+            DESTROY_SRQ = Native.call(LIB, "ibv_destroy_srq", FunctionDescriptor.of(INT, PTR));
+            GET_ASYNC_EVENT = Native.call(LIB, "ibv_get_async_event", FunctionDescriptor.of(INT, PTR, PTR));
+            ACK_ASYNC_EVENT = Native.call(LIB, "ibv_ack_async_event", FunctionDescriptor.ofVoid(PTR));
         }
         else
         {
             GET_DEVICE_LIST = FREE_DEVICE_LIST = GET_DEVICE_NAME = QUERY_DEVICE = ALLOC_PD = DEALLOC_PD = null;
             REG_MR = DEREG_MR = CREATE_COMP_CHANNEL = DESTROY_COMP_CHANNEL = CREATE_CQ = DESTROY_CQ = null;
             GET_CQ_EVENT = ACK_CQ_EVENTS = null;
+            CREATE_SRQ = MODIFY_SRQ = DESTROY_SRQ = GET_ASYNC_EVENT = ACK_ASYNC_EVENT = null;
         }
     }
 
@@ -352,6 +390,69 @@ final class Ibv
         }
     }
 
+    /** {@code ibv_create_srq}; NULL (errno) on failure; writes the sizes it gave into {@code initAttr}. */
+    static MemorySegment createSrq(final MemorySegment pd, final MemorySegment initAttr)
+    {
+        try
+        {
+            return (MemorySegment) CREATE_SRQ.invokeExact(Native.state(), pd, initAttr);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ibv_modify_srq}: 0 or an errno. */
+    static int modifySrq(final MemorySegment srq, final MemorySegment attr, final int mask)
+    {
+        try
+        {
+            return (int) MODIFY_SRQ.invokeExact(srq, attr, mask);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    static int destroySrq(final MemorySegment srq)
+    {
+        try
+        {
+            return (int) DESTROY_SRQ.invokeExact(srq);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /** Blocks until the context has an async event (poll its async_fd first); 0 or -1. */
+    static int getAsyncEvent(final MemorySegment context, final MemorySegment event)
+    {
+        try
+        {
+            return (int) GET_ASYNC_EVENT.invokeExact(context, event);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    static void ackAsyncEvent(final MemorySegment event)
+    {
+        try
+        {
+            ACK_ASYNC_EVENT.invokeExact(event);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
     /** The inline verbs of one device context: its ops table's function pointers, bound once. */
     static final class Ops
     {
@@ -363,6 +464,8 @@ final class Ibv
         final MethodHandle postSend;
         /** {@code int post_recv(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)}. */
         final MethodHandle postRecv;
+        /** {@code int post_srq_recv(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **bad)}. */
+        final MethodHandle postSrqRecv;
 
         Ops(final MemorySegment context)
         {
@@ -374,6 +477,8 @@ final class Ibv
             postSend = Native.pointerCall(ctx.get(PTR, CONTEXT_OPS + OPS_POST_SEND),
                 FunctionDescriptor.of(INT, PTR, PTR, PTR));
             postRecv = Native.pointerCall(ctx.get(PTR, CONTEXT_OPS + OPS_POST_RECV),
+                FunctionDescriptor.of(INT, PTR, PTR, PTR));
+            postSrqRecv = Native.pointerCall(ctx.get(PTR, CONTEXT_OPS + OPS_POST_SRQ_RECV),
                 FunctionDescriptor.of(INT, PTR, PTR, PTR));
         }
     }

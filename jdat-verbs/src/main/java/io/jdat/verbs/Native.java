@@ -140,6 +140,36 @@ final class Native
         }
     }
 
+    /**
+     * {@code poll(2)} on two descriptors for readability; {@code pollfds} is 16 bytes the caller
+     * owns. Returns 0 on timeout, -1 on error (EINTR included), else bit 0 set when the first has
+     * an event (readable, or an error) and bit 1 when the second is readable.
+     */
+    static int pollIn(final MemorySegment pollfds, final int fd1, final int fd2, final int timeoutMs)
+    {
+        pollfds.set(INT, 0, fd1);
+        pollfds.set(SHORT, 4, (short) 1);
+        pollfds.set(SHORT, 6, (short) 0);
+        pollfds.set(INT, 8, fd2);
+        pollfds.set(SHORT, 12, (short) 1);
+        pollfds.set(SHORT, 14, (short) 0);
+        final int n;
+        try
+        {
+            n = (int) POLL.invokeExact(state(), pollfds, 2L, timeoutMs);
+        }
+        catch (final Throwable t)
+        {
+            throw Ibv.rethrow(t);
+        }
+        if (n <= 0)
+        {
+            return n;
+        }
+        // the second only when readable: its reader blocks, and an error there must not stall the first
+        return (pollfds.get(SHORT, 6) != 0 ? 1 : 0) | ((pollfds.get(SHORT, 14) & 1) != 0 ? 2 : 0);
+    }
+
     /** A NUL-terminated C string at {@code p}, or null for NULL. */
     static String string(final MemorySegment p)
     {

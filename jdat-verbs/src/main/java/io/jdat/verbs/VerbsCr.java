@@ -8,23 +8,34 @@ import io.jdat.DatReturnType;
 import io.jdat.Endpoint;
 import io.jdat.HandleType;
 import io.jdat.IaAddress;
+import io.jdat.ServicePoint;
 import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 
-/** A connection request: the new {@code rdma_cm_id} of a CONNECT_REQUEST and its private data. */
+/**
+ * A connection request: the new {@code rdma_cm_id} of a CONNECT_REQUEST and its private data. A
+ * request that came to an RSP names the RSP's endpoint and is accepted on it alone.
+ */
 final class VerbsCr extends VerbsObject implements ConnectionRequest
 {
-    final VerbsPsp psp;
+    /** The PSP or RSP it came to. */
+    final ServicePoint sp;
+    final long connQual;
+    /** The endpoint an RSP reserved (PASSIVE_CONNECTION_PENDING now), or null for a PSP's request. */
+    final VerbsEp reserved;
     final MemorySegment cmId;
     final InetAddress remoteAddress;
     final long remotePort;
     private final byte[] privateData;
 
-    VerbsCr(final VerbsIa ia, final VerbsPsp psp, final MemorySegment cmId, final byte[] privateData)
+    VerbsCr(final VerbsIa ia, final ServicePoint sp, final long connQual, final VerbsEp reserved,
+        final MemorySegment cmId, final byte[] privateData)
     {
         super(ia, HandleType.CR);
-        this.psp = psp;
+        this.sp = sp;
+        this.connQual = connQual;
+        this.reserved = reserved;
         this.cmId = cmId.reinterpret(RdmaCm.ID_SIZE);
         this.privateData = privateData;
         final MemorySegment dst = this.cmId.asSlice(RdmaCm.ID_DST_ADDR, RdmaCm.SOCKADDR_IN_SIZE);
@@ -44,14 +55,28 @@ final class VerbsCr extends VerbsObject implements ConnectionRequest
         param.remotePortQual = remotePort;
         param.privateDataSize = privateData.length;
         param.privateData = privateData.clone();
-        param.localEpHandle = null;
+        param.localEpHandle = reserved;
     }
 
     @Override
     public void accept(final Endpoint ep, final byte[] data)
     {
         checkValid();
-        if (!(ep instanceof VerbsEp v) || v.ia != ia || v.freed)
+        final VerbsEp v;
+        if (reserved != null)
+        {
+            if (ep != null)
+            {
+                throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+                    "dat_cr_accept: this request came to an RSP and names its endpoint: pass DAT_HANDLE_NULL");
+            }
+            v = reserved;
+        }
+        else if (ep instanceof VerbsEp e && e.ia == ia && !e.freed)
+        {
+            v = e;
+        }
+        else
         {
             throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
                 "dat_cr_accept: not an endpoint of this IA: " + ep);
@@ -81,6 +106,10 @@ final class VerbsCr extends VerbsObject implements ConnectionRequest
             freed = true;
         }
         destroyId(true);
+        if (reserved != null)
+        {
+            reserved.requestRejected();
+        }
     }
 
     /** Refuses the request (when asked) and destroys its id: for a reject and an IA close. */

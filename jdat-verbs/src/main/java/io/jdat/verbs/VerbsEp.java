@@ -53,6 +53,10 @@ final class VerbsEp extends VerbsObject implements Endpoint
     final VerbsEvd recvEvd;
     final VerbsEvd reqEvd;
     final VerbsEvd connEvd;
+    /** The SRQ this endpoint takes its receive buffers from, or null (its own receive queue). */
+    final VerbsSrq srq;
+    /** The QP's number while it exists (an SRQ completion names the endpoint by it), else -1. */
+    volatile int qpNum = -1;
     private final EpAttr attr;
     private final Arena arena = Arena.ofShared();
     private volatile EpState state = EpState.UNCONNECTED;
@@ -92,19 +96,21 @@ final class VerbsEp extends VerbsObject implements Endpoint
     private final MemorySegment privateData;
 
     VerbsEp(final VerbsIa ia, final int id, final VerbsPz pz, final VerbsEvd recvEvd, final VerbsEvd reqEvd,
-        final VerbsEvd connEvd, final EpAttr attr)
+        final VerbsEvd connEvd, final VerbsSrq srq, final EpAttr attr)
     {
         super(ia, HandleType.EP);
         this.id = id;
         this.pz = pz;
+        this.srq = srq;
         this.recvEvd = recvEvd;
         this.reqEvd = reqEvd;
         this.connEvd = connEvd;
         this.attr = new EpAttr(attr);
         this.sendDepth = attr.maxRequestDtos;
         this.sendIov = attr.maxRequestIov;
-        this.recvDepth = attr.maxRecvDtos;
-        this.recvIov = attr.maxRecvIov;
+        // an endpoint of an SRQ has no receive queue of its own
+        this.recvDepth = srq == null ? attr.maxRecvDtos : 0;
+        this.recvIov = srq == null ? attr.maxRecvIov : 0;
         this.sendWr = slots(sendDepth, Ibv.SEND_WR_SIZE);
         this.sendSge = slots(sendDepth, Ibv.SGE_SIZE * Math.max(1, sendIov));
         this.sendCookie = new long[sendDepth];
@@ -120,10 +126,11 @@ final class VerbsEp extends VerbsObject implements Endpoint
         this.privateData = arena.allocate(MAX_PRIVATE_DATA + 1, 8);
         initAttr.set(Native.PTR, Ibv.QP_INIT_SEND_CQ, reqEvd.cq);
         initAttr.set(Native.PTR, Ibv.QP_INIT_RECV_CQ, recvEvd.cq);
+        initAttr.set(Native.PTR, Ibv.QP_INIT_SRQ, srq == null ? MemorySegment.NULL : srq.srq);
         initAttr.set(Native.INT, Ibv.QP_INIT_MAX_SEND_WR, sendDepth);
         initAttr.set(Native.INT, Ibv.QP_INIT_MAX_RECV_WR, recvDepth);
         initAttr.set(Native.INT, Ibv.QP_INIT_MAX_SEND_SGE, Math.max(1, sendIov));
-        initAttr.set(Native.INT, Ibv.QP_INIT_MAX_RECV_SGE, Math.max(1, recvIov));
+        initAttr.set(Native.INT, Ibv.QP_INIT_MAX_RECV_SGE, srq == null ? Math.max(1, recvIov) : 0);
         initAttr.set(Native.INT, Ibv.QP_INIT_QP_TYPE, Ibv.QPT_RC);
         initAttr.set(Native.INT, Ibv.QP_INIT_SQ_SIG_ALL, 0);
         for (int i = 0; i < sendDepth; i++)
@@ -264,6 +271,12 @@ final class VerbsEp extends VerbsObject implements Endpoint
         final int completionFlags)
     {
         checkValid();
+        if (srq != null)
+        {
+            // digest, dat_ep_create_with_srq: the buffers of this endpoint go to its SRQ
+            throw invalidState(DatReturnSubtype.NO_SUBTYPE,
+                "dat_ep_post_recv on an endpoint made with an SRQ: post to the SRQ (dat_srq_post_recv)");
+        }
         if (n < 0 || n > recvIov || (n > 0 && (iov == null || iov.length < n)))
         {
             throw invalidParameter(DatArg.POST_NUM_SEGMENTS, n + " segments (this endpoint takes 0.." + recvIov + ")");
@@ -335,7 +348,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         }
     }
 
-    private static long fillSges(final MemorySegment sges, final int n, final LmrTriplet[] iov)
+    static long fillSges(final MemorySegment sges, final int n, final LmrTriplet[] iov)
     {
         long total = 0;
         for (int i = 0; i < n; i++)
@@ -450,6 +463,11 @@ final class VerbsEp extends VerbsObject implements Endpoint
             throw nativeFailure(DatReturnType.INSUFFICIENT_RESOURCES, "rdma_create_qp", Native.errno());
         }
         qp = id.get(Native.PTR, RdmaCm.ID_QP);
+        if (srq != null)
+        {
+            qpNum = qp.reinterpret(Ibv.QP_NUM + 4).get(Native.INT, Ibv.QP_NUM);
+            ia.rememberQp(this);
+        }
         giveRecvs();
     }
 
@@ -459,7 +477,9 @@ final class VerbsEp extends VerbsObject implements Endpoint
         setPrivateData(data, DatArg.CR_ACCEPT_PRIVATE_DATA_SIZE);
         synchronized (this)
         {
-            if (state != EpState.UNCONNECTED)
+            // a PSP's request goes to an idle endpoint; an RSP's to the one it reserved, now waiting for it
+            final EpState ready = cr.reserved == this ? EpState.PASSIVE_CONNECTION_PENDING : EpState.UNCONNECTED;
+            if (state != ready)
             {
                 throw invalidState(stateSubtype(), "dat_cr_accept on an endpoint in state " + state);
             }
@@ -471,9 +491,49 @@ final class VerbsEp extends VerbsObject implements Endpoint
             if (RdmaCm.accept(cr.cmId, connParam) != 0)
             {
                 final int errno = Native.errno();
-                state = EpState.UNCONNECTED;
+                state = ready;
                 throw nativeFailure(DatReturnType.INTERNAL_ERROR, "rdma_accept", errno);
             }
+        }
+    }
+
+    /** {@code dat_rsp_create}: an idle endpoint becomes RESERVED for the RSP's one request. */
+    synchronized void reserve()
+    {
+        checkValid();
+        if (state != EpState.UNCONNECTED)
+        {
+            throw invalidState(stateSubtype(), "dat_rsp_create: the endpoint is in state " + state);
+        }
+        state = EpState.RESERVED;
+    }
+
+    /** The RSP's request arrived: RESERVED becomes PASSIVE_CONNECTION_PENDING; false if not reserved. */
+    synchronized boolean requestArrived()
+    {
+        if (freed || state != EpState.RESERVED)
+        {
+            return false;
+        }
+        state = EpState.PASSIVE_CONNECTION_PENDING;
+        return true;
+    }
+
+    /** {@code dat_rsp_free} before its request came: the endpoint is the consumer's again. */
+    synchronized void unreserve()
+    {
+        if (state == EpState.RESERVED)
+        {
+            state = EpState.UNCONNECTED;
+        }
+    }
+
+    /** {@code dat_cr_reject} of the RSP's request: the endpoint is the consumer's again. */
+    synchronized void requestRejected()
+    {
+        if (state == EpState.PASSIVE_CONNECTION_PENDING && cmId == null)
+        {
+            state = EpState.UNCONNECTED;
         }
     }
 
@@ -634,6 +694,11 @@ final class VerbsEp extends VerbsObject implements Endpoint
             q = qp;
             cmId = null;
             qp = null;
+            if (qpNum != -1)
+            {
+                ia.forgetQp(this);
+                qpNum = -1;
+            }
             // receives on the old QP were flushed or are lost with it: give later ones to a new QP
             recvGiven = recvPosted;
         }
@@ -654,7 +719,8 @@ final class VerbsEp extends VerbsObject implements Endpoint
         checkValid();
         synchronized (this)
         {
-            if (state == EpState.PASSIVE_CONNECTION_PENDING || state == EpState.TENTATIVE_CONNECTION_PENDING)
+            if (state == EpState.RESERVED || state == EpState.PASSIVE_CONNECTION_PENDING
+                || state == EpState.TENTATIVE_CONNECTION_PENDING)
             {
                 throw invalidState(stateSubtype(), "dat_ep_free in state " + state);
             }
@@ -686,6 +752,10 @@ final class VerbsEp extends VerbsObject implements Endpoint
         recvEvd.users.decrementAndGet();
         reqEvd.users.decrementAndGet();
         connEvd.users.decrementAndGet();
+        if (srq != null)
+        {
+            srq.users.decrementAndGet();
+        }
         arena.close();
         ia.forget(this);
     }
@@ -748,7 +818,9 @@ final class VerbsEp extends VerbsObject implements Endpoint
     public void setWatermark(final int softHighWatermark, final int hardHighWatermark)
     {
         checkValid();
-        throw notImplemented("dat_ep_set_watermark");
+        // the man page's answer when a provider has no endpoint watermarks
+        throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+            "dat_ep_set_watermark: the verbs provider has no endpoint watermarks (verbs has no such event)");
     }
 
     private DatReturnSubtype stateSubtype()
@@ -756,6 +828,7 @@ final class VerbsEp extends VerbsObject implements Endpoint
         return switch (state)
         {
             case UNCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
+            case RESERVED -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
             case ACTIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
             case PASSIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
             case CONNECTED -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;

@@ -53,9 +53,15 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         STATUS[Ibv.WC_RNR_RETRY_EXC_ERR] = DtoStatus.ERR_RECEIVER_NOT_READY;
     }
 
-    /** A non-DTO event, made off the data path. */
-    record SoftEvent(int number, VerbsEp ep, byte[] privateData, VerbsPsp psp, VerbsCr cr, Object pointer)
+    /** A non-DTO event, made off the data path; an asynchronous one names its object and reason. */
+    record SoftEvent(int number, VerbsEp ep, byte[] privateData, io.jdat.ServicePoint sp, VerbsCr cr, Object pointer,
+        io.jdat.DatHandle asyncHandle, int reason)
     {
+        SoftEvent(final int number, final VerbsEp ep, final byte[] privateData, final io.jdat.ServicePoint sp,
+            final VerbsCr cr, final Object pointer)
+        {
+            this(number, ep, privateData, sp, cr, pointer, null, 0);
+        }
     }
 
     final int flags;
@@ -74,6 +80,8 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
     private final long[] ringCookie;
     private final DtoStatus[] ringStatus;
     private final long[] ringLength;
+    /** The SRQ whose buffer an entry completed, else null: reaping it frees room on the SRQ. */
+    private final VerbsSrq[] ringSrq;
     private int head;
     private int count;
     private final ArrayDeque<SoftEvent> soft = new ArrayDeque<>();
@@ -123,6 +131,7 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         this.ringCookie = new long[qlen];
         this.ringStatus = new DtoStatus[qlen];
         this.ringLength = new long[qlen];
+        this.ringSrq = new VerbsSrq[qlen];
     }
 
     /** Queues a non-DTO event (connection, CR, software, async) and wakes a waiter. */
@@ -182,6 +191,18 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
             Ibv.destroyCq(cq);
             Ibv.destroyCompChannel(channel);
         }
+        synchronized (this)
+        {
+            // completions of SRQ buffers nobody will dequeue now leave their SRQ's count
+            for (int i = 0; i < qlen; i++)
+            {
+                if (ringSrq[i] != null)
+                {
+                    ringSrq[i].reaped();
+                    ringSrq[i] = null;
+                }
+            }
+        }
         arena.close();
         ia.forget(this);
     }
@@ -236,6 +257,12 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         event.evdHandle = this;
         event.dto.set(ringEp[head], ringCookie[head], ringStatus[head], ringLength[head]);
         ringEp[head] = null;
+        final VerbsSrq srq = ringSrq[head];
+        if (srq != null)
+        {
+            ringSrq[head] = null;
+            srq.reaped();
+        }
         head = head + 1 == qlen ? 0 : head + 1;
         count--;
         return true;
@@ -247,11 +274,15 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         event.evdHandle = this;
         if (s.number() == EventNumber.CONNECTION_REQUEST_EVENT.value())
         {
-            event.crArrival.set(s.psp(), ia.address, s.psp().connQual(), s.cr());
+            event.crArrival.set(s.sp(), ia.address, s.cr().connQual, s.cr());
         }
         else if (s.number() == EventNumber.SOFTWARE_EVENT.value())
         {
             event.software.pointer = s.pointer();
+        }
+        else if (s.asyncHandle() != null)
+        {
+            event.asyncError.set(s.asyncHandle(), s.reason());
         }
         else
         {
@@ -307,13 +338,18 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
     {
         final long wrId = wc.get(Native.LONG, off + Ibv.WC_WR_ID);
         final int status = wc.get(Native.INT, off + Ibv.WC_STATUS);
+        final int slot = (int) (wrId & VerbsEp.SLOT_MASK);
+        final DtoStatus st = status >= 0 && status < STATUS.length ? STATUS[status] : DtoStatus.ERR_TRANSPORT;
+        if ((wrId & VerbsSrq.SRQ_BIT) != 0)
+        {
+            completeSrq(wrId, slot, st, off);
+            return;
+        }
         final VerbsEp ep = ia.endpoint((int) (wrId >>> 32));
         if (ep == null)
         {
             return; // the endpoint was freed: nobody can be told
         }
-        final int slot = (int) (wrId & VerbsEp.SLOT_MASK);
-        final DtoStatus st = status >= 0 && status < STATUS.length ? STATUS[status] : DtoStatus.ERR_TRANSPORT;
         final long cookie;
         final long length;
         if ((wrId & VerbsEp.RECV_BIT) != 0)
@@ -339,6 +375,30 @@ final class VerbsEvd extends VerbsObject implements EventDispatcher
         ringCookie[tail] = cookie;
         ringStatus[tail] = st;
         ringLength[tail] = length;
+        count++;
+    }
+
+    /** A buffer of an SRQ completed: its slot is free; the endpoint is the one whose QP took it. */
+    private void completeSrq(final long wrId, final int slot, final DtoStatus st, final long off)
+    {
+        final VerbsSrq srq = ia.srq((int) ((wrId & ~VerbsSrq.SRQ_BIT) >>> 32));
+        if (srq == null)
+        {
+            return; // the SRQ was freed, and with it every endpoint that used it
+        }
+        final long cookie = srq.completed(slot);
+        final VerbsEp ep = ia.endpointOfQp(wc.get(Native.INT, off + Ibv.WC_QP_NUM));
+        if (ep == null)
+        {
+            srq.reaped(); // the endpoint was freed: nobody can be told
+            return;
+        }
+        final int tail = (head + count) % qlen;
+        ringEp[tail] = ep;
+        ringCookie[tail] = cookie;
+        ringStatus[tail] = st;
+        ringLength[tail] = Integer.toUnsignedLong(wc.get(Native.INT, off + Ibv.WC_BYTE_LEN));
+        ringSrq[tail] = srq;
         count++;
     }
 

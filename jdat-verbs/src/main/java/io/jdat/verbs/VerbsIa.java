@@ -50,6 +50,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
 {
     /** Endpoint ids index this table ({@code wr_id}'s high half); at most this many EPs at once. */
     private static final int MAX_EPS = 4096;
+    /** SRQ ids index this table ({@code wr_id} of an SRQ buffer); at most this many SRQs at once. */
+    private static final int MAX_SRQS = 1024;
     private static final int CM_POLL_MS = 100;
 
     final String iaName;
@@ -65,6 +67,9 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     final long maxMrSize;
     final int maxQpRdAtom;
     final int maxQpInitRdAtom;
+    final int maxSrq;
+    final int maxSrqWr;
+    final int maxSrqSge;
     final VerbsEvd asyncEvd;
     /** Each lkey's local privileges (DAT's LOCAL_READ and LOCAL_WRITE, checked before a post). */
     final LkeyTable lkeys = new LkeyTable();
@@ -76,6 +81,12 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     private final Map<Long, VerbsObject> byCmId = new ConcurrentHashMap<>();
     private final VerbsEp[] endpoints = new VerbsEp[MAX_EPS];
     private int nextEpId = 1;
+    private final VerbsSrq[] srqs = new VerbsSrq[MAX_SRQS];
+    private int nextSrqId = 1;
+    /** Endpoints of SRQs by QP number: an SRQ buffer's completion names only the QP that took it. */
+    private final QpTable<VerbsEp> qps = new QpTable<>(2 * MAX_EPS, VerbsIa::qpNumOf);
+    /** The device's async event descriptor (SRQ limit events). */
+    private final int asyncFd;
     private final Set<VerbsObject> children = new LinkedHashSet<>();
     private final Runnable onClose;
     private final Thread cmThread;
@@ -128,6 +139,10 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
             this.maxMrSize = attr.get(Native.LONG, Ibv.DEVICE_ATTR_MAX_MR_SIZE);
             this.maxQpRdAtom = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_QP_RD_ATOM);
             this.maxQpInitRdAtom = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_QP_INIT_RD_ATOM);
+            this.maxSrq = Math.min(MAX_SRQS - 1, attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_SRQ));
+            this.maxSrqWr = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_SRQ_WR);
+            this.maxSrqSge = attr.get(Native.INT, Ibv.DEVICE_ATTR_MAX_SRQ_SGE);
+            this.asyncFd = context.get(Native.INT, Ibv.CONTEXT_ASYNC_FD);
         }
         catch (final RuntimeException e)
         {
@@ -232,6 +247,42 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
     }
 
+    /** The SRQ with this id, or null (freed). Read on the completion path: no allocation. */
+    VerbsSrq srq(final int id)
+    {
+        final VerbsSrq s = srqs[id & (MAX_SRQS - 1)];
+        return s != null && s.id == id ? s : null;
+    }
+
+    synchronized void forgetSrq(final VerbsSrq s)
+    {
+        if (srqs[s.id & (MAX_SRQS - 1)] == s)
+        {
+            srqs[s.id & (MAX_SRQS - 1)] = null;
+        }
+    }
+
+    void rememberQp(final VerbsEp ep)
+    {
+        qps.put(ep);
+    }
+
+    void forgetQp(final VerbsEp ep)
+    {
+        qps.remove(ep);
+    }
+
+    private static int qpNumOf(final VerbsEp ep)
+    {
+        return ep.qpNum;
+    }
+
+    /** The endpoint of an SRQ whose QP has this number, or null. */
+    VerbsEp endpointOfQp(final int qpNum)
+    {
+        return qps.get(qpNum);
+    }
+
     private void checkOpen()
     {
         if (freed || closing)
@@ -307,12 +358,19 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
             a.maxMessageSize = 1L << 31;
             a.maxRdmaSize = 1L << 31;
             a.maxRmrs = maxMw;
+            a.maxSrqs = maxSrq;
+            a.maxEpPerSrq = MAX_EPS - 1;
+            a.maxRecvPerSrq = maxSrqWr;
         }
         if (p != null)
         {
             p.providerName = "jdat-verbs";
             p.isThreadSafe = true;
             p.maxPrivateDataSize = VerbsEp.MAX_PRIVATE_DATA;
+            p.srqSupported = maxSrq > 0;
+            p.srqWatermarksSupported = maxSrq > 0 ? 1 : 0;
+            p.srqEpPzDifferenceSupported = false;
+            p.srqInfoSupported = maxSrq > 0 ? 1 : 0;
         }
         return asyncEvd;
     }
@@ -448,20 +506,35 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final EventDispatcher connectEvd, final EpAttr attributes)
     {
         checkOpen();
+        return endpoint(pz, recvEvd, requestEvd, connectEvd, null, attributes);
+    }
+
+    private Endpoint endpoint(final ProtectionZone pz, final EventDispatcher recvEvd,
+        final EventDispatcher requestEvd, final EventDispatcher connectEvd, final VerbsSrq srq, final EpAttr attributes)
+    {
         final VerbsPz p = pz(pz, 2);
         final VerbsEvd r = evd(recvEvd, EvdFlags.DTO_FLAG, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, "receive");
         final VerbsEvd q = evd(requestEvd, EvdFlags.DTO_FLAG, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, "request");
         final VerbsEvd c = evd(connectEvd, EvdFlags.CONNECTION_FLAG, DatReturnSubtype.INVALID_HANDLE_EVD_CONN,
             "connection");
         final EpAttr attr = attributes == null ? defaults() : attributes;
-        if (attr.maxRecvDtos < 1 || attr.maxRequestDtos < 1 || attr.maxRecvDtos > maxQpWr
+        if (srq != null && srq.pz != p)
+        {
+            // the provider attribute srq_ep_pz_difference_supported is false: a QP's receives are
+            // checked against the QP's PD, so an SRQ in another PZ would fail every message
+            throw invalidParameter(2, "dat_ep_create_with_srq: the endpoint's PZ is not the SRQ's "
+                + "(srq_ep_pz_difference_supported is false)");
+        }
+        final int recvDtos = srq != null ? 1 : attr.maxRecvDtos;
+        final int recvIov = srq != null ? 0 : attr.maxRecvIov;
+        if (recvDtos < 1 || attr.maxRequestDtos < 1 || recvDtos > maxQpWr
             || attr.maxRequestDtos > maxQpWr)
         {
             throw invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
                 "dat_ep_create: queue depths " + attr.maxRecvDtos + "/" + attr.maxRequestDtos
                 + " (device: 1.." + maxQpWr + ")");
         }
-        if (attr.maxRecvIov < 0 || attr.maxRequestIov < 0 || attr.maxRecvIov > maxSge || attr.maxRequestIov > maxSge)
+        if (recvIov < 0 || attr.maxRequestIov < 0 || recvIov > maxSge || attr.maxRequestIov > maxSge)
         {
             throw invalidParameter(DatArg.EP_CREATE_ATTRIBUTES,
                 "dat_ep_create: segments " + attr.maxRecvIov + "/" + attr.maxRequestIov
@@ -471,8 +544,12 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         synchronized (this)
         {
             final int id = newEndpointId();
-            ep = new VerbsEp(this, id, p, r, q, c, attr);
+            ep = new VerbsEp(this, id, p, r, q, c, srq, attr);
             endpoints[id & (MAX_EPS - 1)] = ep;
+        }
+        if (srq != null)
+        {
+            srq.users.incrementAndGet();
         }
         p.users.incrementAndGet();
         r.users.incrementAndGet();
@@ -499,7 +576,22 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final EpAttr attributes)
     {
         checkOpen();
-        throw notImplemented("dat_ep_create_with_srq");
+        final VerbsSrq s = srqOf(srq);
+        if (attributes == null)
+        {
+            throw invalidParameter(DatArg.EP_CREATE_WITH_SRQ_ATTRIBUTES, "dat_ep_create_with_srq: no EpAttr");
+        }
+        return endpoint(pz, recvEvd, requestEvd, connectEvd, s, attributes);
+    }
+
+    private VerbsSrq srqOf(final SharedReceiveQueue srq)
+    {
+        if (srq instanceof VerbsSrq s && s.ia == this && !s.freed)
+        {
+            return s;
+        }
+        throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
+            "dat_ep_create_with_srq: not an SRQ of this IA: " + srq);
     }
 
     @Override
@@ -526,7 +618,8 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         final VerbsEvd e = evd(evd, EvdFlags.CR_FLAG, DatReturnSubtype.INVALID_HANDLE_EVD_CR, "CR");
         if (pspFlags == PspFlags.PROVIDER_FLAG)
         {
-            throw notImplemented("dat_psp_create with DAT_PSP_PROVIDER_FLAG");
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                "dat_psp_create with DAT_PSP_PROVIDER_FLAG: the verbs provider makes no endpoints of its own");
         }
         if (pspFlags != PspFlags.CONSUMER_FLAG)
         {
@@ -539,14 +632,81 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     public ReservedServicePoint rspCreate(final long connQual, final Endpoint ep, final EventDispatcher evd)
     {
         checkOpen();
-        throw notImplemented("dat_rsp_create");
+        if (connQual <= 0 || connQual > 0xFFFF)
+        {
+            throw invalidParameter(2, // conn_qual
+                "dat_rsp_create: connection qualifier " + connQual + " is not a port 1..65535");
+        }
+        if (ep == null)
+        {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                "dat_rsp_create without an endpoint: the verbs provider makes no endpoints of its own");
+        }
+        if (!(ep instanceof VerbsEp v) || v.ia != this || v.freed)
+        {
+            throw new DatException(DatReturnType.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_EP,
+                "dat_rsp_create: not an endpoint of this IA: " + ep);
+        }
+        final VerbsEvd e = evd(evd, EvdFlags.CR_FLAG, DatReturnSubtype.INVALID_HANDLE_EVD_CR, "CR");
+        return remember(new VerbsRsp(this, connQual, v, e));
     }
 
     @Override
     public SharedReceiveQueue srqCreate(final ProtectionZone pz, final SrqAttr attributes)
     {
         checkOpen();
-        throw notImplemented("dat_srq_create");
+        final VerbsPz p = pz(pz, 2);
+        if (attributes == null)
+        {
+            throw invalidParameter(DatArg.SRQ_CREATE_ATTR, "dat_srq_create: no SrqAttr");
+        }
+        if (maxSrq <= 0)
+        {
+            throw new DatException(DatReturnType.MODEL_NOT_SUPPORTED,
+                "dat_srq_create: device " + deviceName + " has no shared receive queues (max_srq 0)");
+        }
+        if (attributes.maxRecvDtos <= 0 || attributes.maxRecvDtos > maxSrqWr)
+        {
+            throw invalidParameter(DatArg.SRQ_CREATE_ATTR,
+                "dat_srq_create: max_recv_dtos " + attributes.maxRecvDtos + " is outside 1.." + maxSrqWr);
+        }
+        if (attributes.maxRecvIov <= 0 || attributes.maxRecvIov > maxSrqSge)
+        {
+            throw invalidParameter(DatArg.SRQ_CREATE_ATTR,
+                "dat_srq_create: max_recv_iov " + attributes.maxRecvIov + " is outside 1.." + maxSrqSge);
+        }
+        if (attributes.lowWatermark != io.jdat.Dat.SRQ_LW_DEFAULT)
+        {
+            throw invalidParameter(DatArg.SRQ_CREATE_ATTR,
+                "dat_srq_create: low_watermark must be DAT_SRQ_LW_DEFAULT at creation");
+        }
+        final VerbsSrq srq;
+        synchronized (this)
+        {
+            final int id = newSrqId();
+            srq = new VerbsSrq(this, id, p, attributes.maxRecvDtos, attributes.maxRecvIov);
+            srqs[id & (MAX_SRQS - 1)] = srq;
+        }
+        p.users.incrementAndGet();
+        return remember(srq);
+    }
+
+    private int newSrqId()
+    {
+        for (int tries = 0; tries < MAX_SRQS; tries++)
+        {
+            final int id = nextSrqId++;
+            if (nextSrqId == Integer.MAX_VALUE)
+            {
+                nextSrqId = 1;
+            }
+            if (srqs[id & (MAX_SRQS - 1)] == null && (id & (MAX_SRQS - 1)) != 0)
+            {
+                return id;
+            }
+        }
+        throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+            "dat_srq_create: " + (MAX_SRQS - 1) + " SRQs are open");
     }
 
     @Override
@@ -582,6 +742,7 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
             switch (o)
             {
                 case VerbsPsp psp -> psp.destroy();
+                case VerbsRsp rsp -> rsp.destroy();
                 case VerbsCr cr -> cr.destroy();
                 default ->
                 {
@@ -590,9 +751,13 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
         for (final VerbsObject o : left)
         {
-            if (o instanceof VerbsLmr lmr)
+            switch (o)
             {
-                lmr.destroy();
+                case VerbsSrq srq -> srq.destroy();
+                case VerbsLmr lmr -> lmr.destroy();
+                default ->
+                {
+                }
             }
         }
         for (final VerbsObject o : left)
@@ -632,15 +797,22 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
     {
         try (Arena a = Arena.ofConfined())
         {
-            final MemorySegment pollfd = a.allocate(8, 8);
+            final MemorySegment pollfds = a.allocate(16, 8);
             final MemorySegment eventOut = a.allocate(Native.PTR);
+            final MemorySegment asyncEvent = a.allocate(Ibv.ASYNC_EVENT_SIZE, 8);
             while (!closing)
             {
-                if (Native.pollIn(pollfd, channelFd, CM_POLL_MS) <= 0)
+                final int ready = Native.pollIn(pollfds, channelFd, asyncFd, CM_POLL_MS);
+                if (ready <= 0)
                 {
                     continue;
                 }
-                if (RdmaCm.getCmEvent(channel, eventOut) != 0)
+                if ((ready & 2) != 0 && Ibv.getAsyncEvent(context, asyncEvent) == 0)
+                {
+                    onAsyncEvent(asyncEvent);
+                    Ibv.ackAsyncEvent(asyncEvent);
+                }
+                if ((ready & 1) == 0 || RdmaCm.getCmEvent(channel, eventOut) != 0)
                 {
                     continue;
                 }
@@ -667,6 +839,22 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
     }
 
+    /** An event of the device's async channel: an SRQ's limit reached; the rest are not reported. */
+    private void onAsyncEvent(final MemorySegment event)
+    {
+        if (event.get(Native.INT, Ibv.ASYNC_EVENT_TYPE) == Ibv.EVENT_SRQ_LIMIT_REACHED)
+        {
+            final long srqAddress = event.get(Native.PTR, Ibv.ASYNC_EVENT_ELEMENT).address();
+            for (final VerbsSrq s : srqs)
+            {
+                if (s != null && s.srq.address() == srqAddress)
+                {
+                    s.limitReached();
+                }
+            }
+        }
+    }
+
     /** One rdma_cm event; returns an id to destroy once the event is acknowledged, or null. */
     private MemorySegment dispatch(final MemorySegment event)
     {
@@ -677,15 +865,25 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         {
             final MemorySegment listenId = event.get(Native.PTR, RdmaCm.EVENT_LISTEN_ID);
             final VerbsObject owner = byCmId.get(listenId.address());
-            if (!(owner instanceof VerbsPsp psp) || psp.freed)
+            if (owner instanceof VerbsPsp psp && !psp.freed)
             {
-                RdmaCm.reject(id);
-                return id;
+                final VerbsCr cr = remember(new VerbsCr(this, psp, psp.connQual(), null, id,
+                    VerbsEp.privateDataOf(event)));
+                psp.evd.post(new VerbsEvd.SoftEvent(EventNumber.CONNECTION_REQUEST_EVENT.value(), null, null, psp, cr,
+                    null));
+                return null;
             }
-            final VerbsCr cr = remember(new VerbsCr(this, psp, id, VerbsEp.privateDataOf(event)));
-            psp.evd.post(new VerbsEvd.SoftEvent(EventNumber.CONNECTION_REQUEST_EVENT.value(), null, null, psp, cr,
-                null));
-            return null;
+            if (owner instanceof VerbsRsp rsp && rsp.take())
+            {
+                final VerbsCr cr = remember(new VerbsCr(this, rsp, rsp.connQual, rsp.ep, id,
+                    VerbsEp.privateDataOf(event)));
+                rsp.evd.post(new VerbsEvd.SoftEvent(EventNumber.CONNECTION_REQUEST_EVENT.value(), null, null, rsp, cr,
+                    null));
+                // its one request: the listening id goes once this event is acknowledged
+                return rsp.stopListening();
+            }
+            RdmaCm.reject(id);
+            return id;
         }
         final VerbsObject owner = byCmId.get(id.address());
         if (owner instanceof VerbsEp ep)

@@ -61,6 +61,7 @@ abstract class VerbsObject implements DatHandle
             case EP -> DatReturnSubtype.INVALID_HANDLE_EP;
             case PSP -> DatReturnSubtype.INVALID_HANDLE_PSP;
             case CR -> DatReturnSubtype.INVALID_HANDLE_CR;
+            case SRQ -> DatReturnSubtype.INVALID_HANDLE_SRQ;
             default -> DatReturnSubtype.NO_SUBTYPE;
         };
     }
