@@ -37,8 +37,11 @@ import java.nio.file.Path;
 final class ConnectionFile
 {
     static final long MAGIC = 0x4A44_4154_5348_4D43L;
-    /** 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()}). */
-    static final int VERSION = 2;
+    /**
+     * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()});
+     * 3: the ring's cut has a cache line of its own.
+     */
+    static final int VERSION = 3;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;

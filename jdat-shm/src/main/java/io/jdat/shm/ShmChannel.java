@@ -213,6 +213,21 @@ final class ShmChannel implements Channel, Work
     @Override
     public int progress(final long now)
     {
+        return step(now, true);
+    }
+
+    /**
+     * A step on the posting thread ({@link ShmPort#flush}): writes what it posted, and takes in
+     * and reports what the peer did meanwhile, but leaves the peer's process, its gone word and
+     * the deadlines to the port's rounds, which read the clock.
+     */
+    int post()
+    {
+        return step(0, false);
+    }
+
+    private int step(final long now, final boolean watch)
+    {
         if (state == DONE)
         {
             return 0;
@@ -224,7 +239,7 @@ final class ShmChannel implements Channel, Work
         }
         try
         {
-            int n = transmit(now);
+            int n = transmit();
             if (state != DONE)
             {
                 n += receive(RX_BUDGET);
@@ -233,7 +248,7 @@ final class ShmChannel implements Channel, Work
             {
                 n += reap();
             }
-            if (state != DONE)
+            if (watch && state != DONE)
             {
                 n += watch(now);
             }
@@ -253,7 +268,7 @@ final class ShmChannel implements Channel, Work
     }
 
     /** Writes queued messages into the ring while there is room. */
-    private int transmit(final long now)
+    private int transmit()
     {
         int n = 0;
         while (state != DONE)
@@ -318,7 +333,7 @@ final class ShmChannel implements Channel, Work
         }
         if (closeRequested && closeDeadline == 0 && state != DONE)
         {
-            closeDeadline = (now + port.transport.closeTimeoutNanos) | 1;
+            closeDeadline = (System.nanoTime() + port.transport.closeTimeoutNanos) | 1;
         }
         return n;
     }

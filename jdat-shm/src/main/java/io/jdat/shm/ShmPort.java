@@ -255,7 +255,7 @@ final class ShmPort extends ThreadedPort
         {
             try
             {
-                channel.progress(System.nanoTime());
+                channel.post();
             }
             finally
             {

@@ -11,12 +11,13 @@ import java.lang.foreign.ValueLayout;
  *   control block (256 bytes)
  *     0    tail  long   bytes ever published by the producer   written by the producer only
  *     128  head  long   bytes ever consumed by the consumer     written by the consumer only
- *     136  cut   long   the end of the last record the consumer   compare-and-set by the consumer
+ *     192  cut   long   the end of the last record the consumer   compare-and-set by the consumer
  *                       began to deliver; WITHDRAWN (the sign     and, once, by the producer
  *                       bit) once the producer took back the rest
- *                       (tail and head on their own cache line pairs, so the two sides do not
- *                       share a line; the cut shares the consumer's, the producer touches it once)
- *
+ *                       (each word on a cache line of its own: the producer polls the head for
+ *                       its messages consumed while the consumer claims the next record, and a
+ *                       cut on the head's line would cross between the cores for every claim)
+
  *   data (capacity bytes, a power of two)
  *     a record starts at (position &amp; (capacity - 1)), 8-byte aligned, and never wraps: a record
  *     that would cross the end is preceded by a PAD record that fills the rest of the ring
@@ -53,7 +54,7 @@ final class SpscRing
 {
     static final long TAIL = 0;
     static final long HEAD = 128;
-    static final long CUT = 136;
+    static final long CUT = 192;
     /** The bit of {@link #CUT} that says the producer withdrew what was not claimed. */
     static final long WITHDRAWN = Long.MIN_VALUE;
     static final long CONTROL_SIZE = 256;
