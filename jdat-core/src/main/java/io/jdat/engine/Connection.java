@@ -191,6 +191,20 @@ final class Connection implements ConnectHandler, AcceptHandler
     }
 
     /**
+     * A whole Send from a sender's thread that holds its own endpoint's lock: {@link #placeSend}
+     * or nothing. Not when the receive EVD has a CNO: its proxy agent runs on the placing thread,
+     * and consumer code must not run under another endpoint's lock (it may wait for that
+     * endpoint). A CNO attached while the Send is being placed is the one window left.
+     */
+    @Override
+    public boolean placeSendNow(final int msn, final boolean solicited, final MemorySegment src, final long off,
+        final int len)
+    {
+        final EvdImpl e = ep.recvEvd;
+        return ep.srq == null && e != null && e.cno() == null && placeSend(msn, 0, true, solicited, src, off, len);
+    }
+
+    /**
      * The common case of a Send segment, without the endpoint's lock: the segment continues the
      * expected message and fits the receive buffer at the head of the receive queue, whose
      * memory is still registered in the endpoint's PZ. The bytes go straight into that buffer and
@@ -704,9 +718,7 @@ final class Connection implements ConnectHandler, AcceptHandler
             }
             if (m instanceof WorkRequest wr)
             {
-                wr.state = WorkRequest.DONE;
-                wr.status = DtoStatus.SUCCESS;
-                wr.transferred = wr.local.total;
+                RequestQueue.sent(wr);
                 ep.requests.retire();
             }
             else if (m instanceof ReadResponse r)

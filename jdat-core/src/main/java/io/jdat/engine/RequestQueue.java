@@ -256,7 +256,16 @@ final class RequestQueue
                     wr.msn = c.sendMsn++;
                     wr.state = WorkRequest.STARTED;
                     wr.describe();
-                    ch.post(wr);
+                    if (ep.state == EpState.CONNECTED && ch.sendNow(wr))
+                    {
+                        // placed on this thread: sent, as onSent would record it (while
+                        // DISCONNECT_PENDING, onSent's look at the idle queue must happen)
+                        sent(wr);
+                    }
+                    else
+                    {
+                        ch.post(wr);
+                    }
                 }
                 case WorkRequest.WRITE ->
                 {
@@ -340,6 +349,14 @@ final class RequestQueue
         wr.bindLmr = null;
         wr.state = WorkRequest.DONE;
         wr.status = DtoStatus.SUCCESS;
+    }
+
+    /** The channel carried a Send or Write: it is done, and completes once the requests before it have. Lock held. */
+    static void sent(final WorkRequest wr)
+    {
+        wr.state = WorkRequest.DONE;
+        wr.status = DtoStatus.SUCCESS;
+        wr.transferred = wr.local.total;
     }
 
     /** Completes finished requests to the consumer, oldest first. Lock held. */

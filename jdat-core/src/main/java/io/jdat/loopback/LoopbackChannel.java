@@ -99,6 +99,57 @@ final class LoopbackChannel implements Channel
         }
     }
 
+    /**
+     * The sender's thread places its own Send, with no queue between the send queue and the
+     * receiver: only when nothing is queued or being delivered at this end (so the Send keeps
+     * its place behind what was posted before it), the thread is not delivering on this
+     * connection already (what a delivery provokes waits for it), and the receiver takes the
+     * whole Send without a lock. The caller holds its endpoint's lock; this never waits for
+     * anything: a busy delivery lock or a receiver that needs more means "post it instead".
+     */
+    @Override
+    public boolean sendNow(final OutboundMessage message)
+    {
+        if (message.payloadSegments() > 1 || message.payloadLength() > MAX_PIECE || !peer.ready || !outbound.isEmpty()
+            || delivering.isHeldByCurrentThread() || peer.delivering.isHeldByCurrentThread()
+            || !delivering.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (!outbound.isEmpty())
+            {
+                return false;
+            }
+            // announced before the look at the link, as a delivery does: a close either sees this
+            // thread and waits for it, or came first and is seen here
+            reporting = Thread.currentThread();
+            try
+            {
+                if (link.isClosed())
+                {
+                    return false;
+                }
+                final int opcode = message.opcode();
+                final boolean one = message.payloadSegments() == 1;
+                return peer.handler.placeSendNow(message.msn(), opcode == RdmapOpcode.SEND_WITH_SE,
+                    one ? message.payloadMemory(0) : EMPTY, one ? message.payloadOffset(0) : 0,
+                    one ? (int) message.payloadLength(0) : 0);
+            }
+            finally
+            {
+                reporting = null;
+            }
+        }
+        finally
+        {
+            // a message queued meanwhile by a thread that found the lock taken is delivered by the
+            // caller's flush, once it has let go of its endpoint's lock
+            delivering.unlock();
+        }
+    }
+
     @Override
     public void flush()
     {

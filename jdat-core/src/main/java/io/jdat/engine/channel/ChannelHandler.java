@@ -20,6 +20,20 @@ public interface ChannelHandler
      */
     boolean onSend(int msn, int mo, boolean last, boolean solicited, MemorySegment src, long off, int len);
 
+    /**
+     * A whole Send in one segment, placed now if that needs no lock and no waiting: for a
+     * channel whose sender's thread places its own messages ({@link Channel#sendNow}), which may
+     * hold the sending endpoint's lock while it calls this. True if placed (as {@link #onSend}
+     * with mo 0 and last set would have); false, having placed and failed nothing, when the
+     * Send needs more (no posted receive, a fault to report, an SRQ): the transport then
+     * delivers it through {@code onSend} as usual.
+     */
+    default boolean placeSendNow(final int msn, final boolean solicited, final MemorySegment src, final long off,
+        final int len)
+    {
+        return false;
+    }
+
     /** A tagged segment of an RDMA Write into {@code stag} at {@code to}. */
     boolean onWrite(int stag, long to, boolean last, MemorySegment src, long off, int len);
 
