@@ -196,6 +196,7 @@ final class RequestQueue
         final int flags)
     {
         ep.checkLive();
+        Channel flush = null;
         Locks.lock(ep.lock);
         try
         {
@@ -230,11 +231,14 @@ final class RequestQueue
             wr.bindLmr = lmr;
             tail++;
             startReady(ep.conn);
+            flush = ep.conn.channel;
         }
         finally
         {
             ep.lock.unlock();
         }
+        // what startReady handed on, and anything left to this thread by a Send it placed
+        flush.flush();
     }
 
     /** Hands every startable request to the channel, in order. Lock held. */

@@ -7,7 +7,8 @@ import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.ReentrantLock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.jctools.queues.atomic.MpscChunkedAtomicArrayQueue;
 
 /**
@@ -26,6 +27,21 @@ final class LoopbackChannel implements Channel
     /** Segment payloads are delivered in pieces of at most this many bytes (the int of the SPI). */
     private static final long MAX_PIECE = 1L << 30;
     private static final Object CLOSE = new Object();
+    /** {@link #deliverer} while a poster places its own Send. */
+    private static final Object SENDING = new Object();
+    private static final VarHandle DELIVERER;
+
+    static
+    {
+        try
+        {
+            DELIVERER = MethodHandles.lookup().findVarHandle(LoopbackChannel.class, "deliverer", Object.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private record Terminate(TerminateInfo info)
     {
@@ -35,14 +51,18 @@ final class LoopbackChannel implements Channel
     final ChannelHandler handler;
     LoopbackChannel peer;
     private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
-    private final ReentrantLock delivering = new ReentrantLock();
+    /**
+     * Who delivers at this end: null, the thread draining the queue, or {@link #SENDING} while a
+     * poster places its own Send ({@link #sendNow}). Taken by compare-and-set, never waited for.
+     */
+    private volatile Object deliverer;
     /** This end's handler knows the connection is up: the peer may deliver to it. */
     private volatile boolean ready;
     /** The link closed before this end was ready: what its handler hears once it is (guarded by this). */
     private CloseReason closedBeforeReady;
     /**
      * While this end is being delivered: the delivering thread queued messages (at either end)
-     * that it must deliver once this delivery returns. Guarded by {@link #delivering}.
+     * that it must deliver once this delivery returns. Guarded by {@link #deliverer}.
      */
     private boolean provoked;
     /** The thread delivering a message of this end until it has reported it sent, else null. */
@@ -105,55 +125,46 @@ final class LoopbackChannel implements Channel
      * its place behind what was posted before it), the thread is not delivering on this
      * connection already (what a delivery provokes waits for it), and the receiver takes the
      * whole Send without a lock. The caller holds its endpoint's lock; this never waits for
-     * anything: a busy delivery lock or a receiver that needs more means "post it instead".
+     * anything: a delivery under way or a receiver that needs more means "post it instead".
+     * One compare-and-set, and a release store to let go.
      */
     @Override
     public boolean sendNow(final OutboundMessage message)
     {
-        if (message.payloadSegments() > 1 || message.payloadLength() > MAX_PIECE || !peer.ready || !outbound.isEmpty()
-            || delivering.isHeldByCurrentThread() || peer.delivering.isHeldByCurrentThread()
-            || !delivering.tryLock())
+        if (message.payloadSegments() > 1 || message.payloadLength() > MAX_PIECE || !peer.ready
+            || !outbound.isEmpty() || peer.deliverer == Thread.currentThread()
+            || !DELIVERER.compareAndSet(this, null, SENDING))
         {
+            // (a thread delivering at this end holds the deliverer: the compare-and-set fails)
             return false;
         }
         try
         {
-            if (!outbound.isEmpty())
+            // the compare-and-set came before these looks: a close either sees SENDING and waits
+            // for it (awaitReported), or came first and is seen here
+            if (!outbound.isEmpty() || link.isClosed())
             {
                 return false;
             }
-            // announced before the look at the link, as a delivery does: a close either sees this
-            // thread and waits for it, or came first and is seen here
-            reporting = Thread.currentThread();
-            try
-            {
-                if (link.isClosed())
-                {
-                    return false;
-                }
-                final int opcode = message.opcode();
-                final boolean one = message.payloadSegments() == 1;
-                return peer.handler.placeSendNow(message.msn(), opcode == RdmapOpcode.SEND_WITH_SE,
-                    one ? message.payloadMemory(0) : EMPTY, one ? message.payloadOffset(0) : 0,
-                    one ? (int) message.payloadLength(0) : 0);
-            }
-            finally
-            {
-                reporting = null;
-            }
+            final boolean one = message.payloadSegments() == 1;
+            return peer.handler.placeSendNow(message.msn(), message.opcode() == RdmapOpcode.SEND_WITH_SE,
+                one ? message.payloadMemory(0) : EMPTY, one ? message.payloadOffset(0) : 0,
+                one ? (int) message.payloadLength(0) : 0);
         }
         finally
         {
-            // a message queued meanwhile by a thread that found the lock taken is delivered by the
-            // caller's flush, once it has let go of its endpoint's lock
-            delivering.unlock();
+            // a release store, no fence: a message queued meanwhile by a thread that found this end
+            // taken is delivered by the caller's flush, after its endpoint lock's release (a full
+            // fence) has made this store visible
+            DELIVERER.setRelease(this, null);
         }
     }
 
     @Override
     public void flush()
     {
-        if (delivering.isHeldByCurrentThread())
+        final Thread me = Thread.currentThread();
+        if (deliverer == me)
         {
             // this thread is delivering on this connection: what was queued goes when that delivery
             // returns, so a message is reported sent before anything its receiver posted in reply
@@ -161,7 +172,7 @@ final class LoopbackChannel implements Channel
             provoked = true;
             return;
         }
-        if (peer.delivering.isHeldByCurrentThread())
+        if (peer.deliverer == me)
         {
             peer.provoked = true;
             return;
@@ -188,7 +199,7 @@ final class LoopbackChannel implements Channel
         boolean other = false;
         while (!outbound.isEmpty() && peer.ready && !link.isClosed())
         {
-            if (!delivering.tryLock())
+            if (!DELIVERER.compareAndSet(this, null, Thread.currentThread()))
             {
                 // the thread delivering will see our messages: it re-checks after letting go
                 return other;
@@ -206,7 +217,9 @@ final class LoopbackChannel implements Channel
                     provoked = false;
                     other = true;
                 }
-                delivering.unlock();
+                // a volatile store: the loop's next look at the queue must come after it, or a
+                // message queued by a thread that found this end taken could wait forever
+                deliverer = null;
             }
             if (!accepted)
             {
@@ -262,15 +275,16 @@ final class LoopbackChannel implements Channel
 
     /**
      * Waits while another thread is between delivering a message of this end and reporting it
-     * sent. The peer may already have acted on the message, and closed the connection in reply;
-     * the sender must still hear that it was sent before it hears of the close, or its request
+     * sent, or is placing its own Send ({@link #sendNow}, whose caller records it sent). The
+     * peer may already have acted on the message, and closed the connection in reply; the
+     * sender must still hear that it was sent before it hears of the close, or its request
      * would complete flushed although the peer got it (a network transport reports a message
      * sent before the peer can see it).
      */
     void awaitReported()
     {
         Thread t;
-        while ((t = reporting) != null && t != Thread.currentThread())
+        while ((t = reporting) != null && t != Thread.currentThread() || deliverer == SENDING)
         {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000);
         }
