@@ -124,7 +124,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     {
         final boolean notifies = notify || status != DtoStatus.SUCCESS;
         final EventRing r = ring;
-        final long p = r.claim();
+        final long p = notifies || r.counting() ? r.claim() : EventRing.CLOSED;
         if (p < 0)
         {
             return postDtoLocked(ep, cookie, status, length, notifies, srq);
@@ -142,6 +142,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            if (!notifies)
+            {
+                countNotifications();
+            }
             final long p = claim();
             if (p < 0)
             {
@@ -172,9 +176,14 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)
     {
+        final boolean notifies = notify || status != DtoStatus.SUCCESS;
         Locks.lock(lock);
         try
         {
+            if (!notifies)
+            {
+                countNotifications();
+            }
             final long p = claim();
             final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
@@ -186,7 +195,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.handle = rmr;
             e.cookie = cookie;
             e.status = status;
-            commit(p, notify || status != DtoStatus.SUCCESS);
+            commit(p, notifies);
         }
         finally
         {
@@ -292,6 +301,22 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private long claim()
     {
         return isDestroyed() ? EventRing.CLOSED : ring.claim();
+    }
+
+    /**
+     * Before the first event that does not notify: moves the events into a ring of the same
+     * length that counts notifications, as {@link #resize} moves them (consumers that find the old
+     * ring empty meanwhile wait for this lock). Lock held.
+     */
+    private void countNotifications()
+    {
+        final EventRing r = ring;
+        if (!r.counting() && !isDestroyed())
+        {
+            resizing = true;
+            ring = r.moveTo(r.capacity(), true);
+            resizing = false;
+        }
     }
 
     /** Makes a claimed record visible to consumers. Lock held. */
@@ -544,11 +569,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 // the usual way out takes no lock: while it waits, this thread is the EVD's only
                 // consumer (dat_evd_dequeue refuses to run beside it), so the published events
                 // counted after the event is taken are what is left at that moment
-                final long taken = ring.take(event, this, threshold, true);
+                // one ring for both: a position means nothing in the ring a move replaced it with
+                final EventRing r = ring;
+                final long taken = r.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
                     waiter = null;
-                    setNmore(nmore, ring.countFrom(taken + 1));
+                    setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
             }

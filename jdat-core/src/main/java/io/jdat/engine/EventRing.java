@@ -21,7 +21,8 @@ import java.lang.invoke.VarHandle;
  *             tail  (next position to claim; producers compare-and-set it; bit 62 closes the
  *                   ring to producers for a resize or a destroy)
  *             notification events produced and consumed, each beside the counter of its side,
- *             the two sides 128 bytes apart so that they never share a cache line
+ *             the two sides 128 bytes apart so that they never share a cache line (only in a
+ *             ring that counts them, below)
  * </pre>
  *
  * <p>A producer claims position {@code t} by moving {@code tail} from {@code t} to {@code t + 1}
@@ -39,6 +40,14 @@ import java.lang.invoke.VarHandle;
  * before a successful compare-and-set is the record; a consumer that loses the race reads again.
  * {@code dat_evd_dequeue} on a non-empty EVD therefore takes no lock, and neither does posting
  * a completion to an EVD that has room.
+ *
+ * <p>Notifications: while every event an EVD received notifies (the usual case: only an
+ * unsignalled or solicited-wait stream, or a request posted unsignalled, makes events that do not),
+ * the notification events queued are the events queued, and the ring counts nothing: a post is
+ * one compare-and-set and a publish, a dequeue one compare-and-set, as in a queue. The first event
+ * that does not notify finds such a ring unable to take it; the EVD then moves the events, under
+ * its lock as a resize does, into a ring of the same length that counts notifications on both
+ * sides (two more atomic additions per notifying event), and keeps that ring.
  */
 final class EventRing
 {
@@ -96,10 +105,19 @@ final class EventRing
     private final Entry[] slots;
     private final int mask;
     private final int capacity;
+    /** Whether events that do not notify may be queued, so notifications are counted. */
+    private final boolean counting;
     private final long[] counters = new long[COUNTER_LONGS];
 
+    /** A ring for events that all notify (nothing counted). */
     EventRing(final int capacity)
     {
+        this(capacity, false);
+    }
+
+    EventRing(final int capacity, final boolean counting)
+    {
+        this.counting = counting;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new Entry[physical];
         for (int i = 0; i < physical; i++)
@@ -114,6 +132,12 @@ final class EventRing
     int capacity()
     {
         return capacity;
+    }
+
+    /** Whether this ring takes events that do not notify (and counts those that do). */
+    boolean counting()
+    {
+        return counting;
     }
 
     private long head()
@@ -186,6 +210,13 @@ final class EventRing
     /** Notification events queued now (a snapshot; a consumer between taking one and counting it adds one). */
     int notifications()
     {
+        if (!counting)
+        {
+            // every queued event notifies, those claimed and being written too, as a counting
+            // ring counts them once claimed
+            final long h = head();
+            return (int) Math.max(0, tail() - h);
+        }
         final long consumed = (long) COUNTERS.getVolatile(counters, CONSUMED_NOTIFY);
         return (int) Math.max(0, (long) COUNTERS.getVolatile(counters, PRODUCED_NOTIFY) - consumed);
     }
@@ -233,7 +264,12 @@ final class EventRing
     {
         final Entry e = slots[(int) position & mask];
         e.notify = notify;
-        if (notify)
+        if (!notify && !counting)
+        {
+            // the EVD moves its events to a counting ring before it claims for such an event
+            throw new IllegalStateException("an event that does not notify in a ring that does not count");
+        }
+        if (notify && counting)
         {
             // counted before it is visible: a consumer never sees the event before its notification
             COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
@@ -303,7 +339,7 @@ final class EventRing
             {
                 continue;
             }
-            if (notify)
+            if (notify && counting)
             {
                 COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
             }
@@ -347,7 +383,7 @@ final class EventRing
             final boolean notify = e.notify;
             if (COUNTERS.compareAndSet(counters, HEAD, h, h + 1))
             {
-                if (notify)
+                if (notify && counting)
                 {
                     COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
                 }
@@ -370,8 +406,14 @@ final class EventRing
      */
     EventRing moveTo(final int newCapacity)
     {
+        return moveTo(newCapacity, counting);
+    }
+
+    /** {@link #moveTo(int)}, into a ring that counts notifications or not (once counting, always). */
+    EventRing moveTo(final int newCapacity, final boolean countNotifications)
+    {
         close();
-        final EventRing next = new EventRing(newCapacity);
+        final EventRing next = new EventRing(newCapacity, counting || countNotifications);
         long h;
         final long t = tail();
         do
@@ -411,7 +453,7 @@ final class EventRing
             }
             next.publish(at, e.notify);
         }
-        if (notified > 0)
+        if (notified > 0 && counting)
         {
             COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, notified);
         }

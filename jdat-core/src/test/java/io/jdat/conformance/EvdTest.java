@@ -87,6 +87,52 @@ class EvdTest
     // ------------------------------------------------------------------ dat_evd_create
 
     @Test
+    void aFirstEventThatDoesNotNotifyKeepsTheQueueInOrderAndItsNotificationsCounted()
+    {
+        // b's receives complete quietly unless the Send was solicited: the EVD first holds only
+        // notifying events, then gets one that does not notify, then notifying ones again
+        try (Fixture f = new Fixture())
+        {
+            final EpAttr attr = new EpAttr();
+            attr.recvCompletionFlags = CompletionFlags.SOLICITED_WAIT_FLAG;
+            final Fixture.Ep[] p = f.connectedPair(attr);
+            final Fixture.Ep a = p[0];
+            final Fixture.Ep b = p[1];
+            final io.jdat.Lmr lmr = f.lmr(4096);
+            final int[] sendFlags = {CompletionFlags.SOLICITED_WAIT_FLAG, CompletionFlags.SOLICITED_WAIT_FLAG,
+                CompletionFlags.DEFAULT_FLAG, CompletionFlags.SOLICITED_WAIT_FLAG};
+            for (int i = 0; i < sendFlags.length; i++)
+            {
+                b.ep().postRecv(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, i * 64, 64)}, i + 1, 0);
+            }
+            final DatEvent ev = new DatEvent();
+            final DatCount nmore = new DatCount();
+            for (int i = 0; i < 3; i++)
+            {
+                a.ep().postSend(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, 2048, 8)}, i + 1, sendFlags[i]);
+                assertEquals(io.jdat.DtoStatus.SUCCESS, Fixture.next(a.req()).dto.status);
+            }
+            for (int i = 1; i <= 2; i++)
+            {
+                assertEquals(DatStatus.SUCCESS, b.recv().dequeue(ev));
+                assertEquals(i, ev.dto.userCookie);
+            }
+            // left: the quiet completion alone, which wakes no waiter
+            assertEquals(DatStatus.TIMEOUT_EXPIRED, b.recv().wait(0, 1, ev, nmore));
+            assertEquals(1, nmore.value);
+            a.ep().postSend(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, 2048, 8)}, 4, sendFlags[3]);
+            assertEquals(io.jdat.DtoStatus.SUCCESS, Fixture.next(a.req()).dto.status);
+            // a notifying completion behind it: a waiter returns, with the oldest event first
+            assertEquals(DatStatus.SUCCESS, b.recv().wait(0, 1, ev, nmore));
+            assertEquals(3, ev.dto.userCookie);
+            assertEquals(1, nmore.value);
+            assertEquals(DatStatus.SUCCESS, b.recv().wait(0, 1, ev, nmore));
+            assertEquals(4, ev.dto.userCookie);
+            assertEquals(DatStatus.QUEUE_EMPTY, b.recv().dequeue(ev));
+        }
+    }
+
+    @Test
     void evdCreateGivesAnEnabledWaitableQueueOfAtLeastTheRequestedLength()
     {
         try (Fixture f = new Fixture())
