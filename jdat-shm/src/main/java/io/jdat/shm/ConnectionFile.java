@@ -39,9 +39,10 @@ final class ConnectionFile
     static final long MAGIC = 0x4A44_4154_5348_4D43L;
     /**
      * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()});
-     * 3: the ring's cut has a cache line of its own.
+     * 3: the ring's cut has a cache line of its own; 4: a record's header is as long as its type
+     * needs ({@link Frame#headerLength}).
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;

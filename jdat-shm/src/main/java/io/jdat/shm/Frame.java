@@ -8,11 +8,17 @@ import java.lang.foreign.ValueLayout;
 /**
  * The record format of the rings: one RDMAP message segment (or a control record) per record,
  * header first, payload after. Both ends run on one host, so fields are in native byte order.
+ * The header is as long as its type needs ({@link #headerLength}), so that a small Send shares
+ * its cache lines with as little header as possible: 24 bytes before a Send's payload (a Send of
+ * up to 40 bytes is one cache line), 32 before a Write's or Read Response's, 48 for the rest.
  * <pre>
  *    0       4       8       12      16      20      24              32      36      40              48
- *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+---------
- *   |length | type  | flags |  msn  | stag  |  mo   |      to       |srcStag| term  |     srcTo     | payload
- *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+---------
+ *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+
+ *   |length | type  | flags |  msn  |  mo   | stag  |      to       |srcStag| term  |     srcTo     |
+ *   +-------+-------+-------+-------+-------+-------+---------------+-------+-------+---------------+
+ *   |&lt;- Send, Send with SE: payload at 24 ----&gt;|
+ *   |&lt;- RDMA Write, Read Response: payload at 32 -------------&gt;|
+ *   |&lt;- Read Request, Terminate, CLOSE, direct records, any other type: 48 -------------------------&gt;|
  *   length  header + payload bytes (the record takes length rounded up to 8 in the ring)
  *   type    an RdmapOpcode (SEND, SEND_WITH_SE, RDMA_WRITE, RDMA_READ_REQUEST, RDMA_READ_RESPONSE,
  *           TERMINATE), or PAD (fills the end of the ring; only length and type are set), or CLOSE
@@ -22,10 +28,10 @@ import java.lang.foreign.ValueLayout;
  *           the fields marked "direct" name; the record is then a header alone
  *   msn     Send, Read Request: the message sequence number; Terminate: the offending MSN;
  *           direct: the shared memory's creator (the file m-PID-SEQ)
- *   stag    Write, Read Response: the sink STag; Read Request: the requester's sink STag;
- *           Terminate: the offending STag
  *   mo      Send: the message offset of the payload; Read Request: the bytes to read;
  *           Terminate: the offending MO; direct: the shared memory's sequence number
+ *   stag    Write, Read Response: the sink STag; Read Request: the requester's sink STag;
+ *           Terminate: the offending STag
  *   to      Write, Read Response: the tagged offset of the first payload byte; Read Request: the
  *           sink TO; Terminate: the offending TO
  *   srcStag Read Request: the data source STag; Terminate: hdrKnown | tagged &lt;&lt; 1 |
@@ -41,13 +47,18 @@ final class Frame
     static final int TYPE = 4;
     static final int FLAGS = 8;
     static final int MSN = 12;
-    static final int STAG = 16;
-    static final int MO = 20;
+    static final int MO = 16;
+    static final int STAG = 20;
     static final int TO = 24;
     static final int SRC_STAG = 32;
     static final int TERM = 36;
     static final int SRC_TO = 40;
+    /** The whole header: every type but the ones below. */
     static final int HEADER = 48;
+    /** A Send's or Send with SE's header: through {@link #MO}. */
+    static final int UNTAGGED_HEADER = 24;
+    /** A ring-borne RDMA Write's or Read Response's header: through {@link #TO}. */
+    static final int TAGGED_HEADER = 32;
 
     static final int PAD = 0x100;
     static final int CLOSE = 0x101;
@@ -57,6 +68,18 @@ final class Frame
 
     private Frame()
     {
+    }
+
+    /** The header's length for a record of {@code type} with {@code flags}: where its payload starts. */
+    static int headerLength(final int type, final int flags)
+    {
+        return switch (type)
+        {
+            case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> UNTAGGED_HEADER;
+            case RdmapOpcode.RDMA_WRITE, RdmapOpcode.RDMA_READ_RESPONSE -> (flags & FLAG_DIRECT) != 0 ? HEADER
+                : TAGGED_HEADER;
+            default -> HEADER;
+        };
     }
 
     static void header(final MemorySegment d, final long at, final int length, final int type, final int flags)

@@ -359,16 +359,17 @@ final class ShmChannel implements Channel, Work
             return writeDirect(m);
         }
         final long total = m.payloadLength();
+        final int header = Frame.headerLength(op, 0);
         do
         {
             final int chunk = (int) Math.min(total - msgDone, maxChunk);
-            final long at = tx.claim(Frame.HEADER + chunk);
+            final long at = tx.claim(header + chunk);
             if (at < 0)
             {
                 return false;
             }
             final boolean last = msgDone + chunk == total;
-            Frame.header(txData, at, Frame.HEADER + chunk, op, last ? Frame.FLAG_LAST : 0);
+            Frame.header(txData, at, header + chunk, op, last ? Frame.FLAG_LAST : 0);
             switch (op)
             {
                 case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> Frame.untagged(txData, at, m.msn(), (int) msgDone);
@@ -376,7 +377,7 @@ final class ShmChannel implements Channel, Work
                     m.to() + msgDone);
                 default -> throw new IllegalArgumentException("opcode " + RdmapOpcode.name(op));
             }
-            gather(m, at + Frame.HEADER, chunk);
+            gather(m, at + header, chunk);
             tx.commit();
             msgDone += chunk;
         }
@@ -551,16 +552,17 @@ final class ShmChannel implements Channel, Work
                 avail -= toEnd;
                 continue;
             }
-            if (length < Frame.HEADER || length > toEnd || SpscRing.aligned(length) > avail)
+            final int flags = rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS);
+            final int header = Frame.headerLength(type, flags);
+            if (length < header || length > toEnd || SpscRing.aligned(length) > avail)
             {
                 throw Corrupt.framing("record of " + length + " bytes (" + avail + " published, " + toEnd
                     + " before the end)");
             }
             final int size = SpscRing.aligned(length);
-            final int flags = rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS);
             final boolean last = (flags & Frame.FLAG_LAST) != 0;
-            final long payload = at + Frame.HEADER;
-            final int len = length - Frame.HEADER;
+            final long payload = at + header;
+            final int len = length - header;
             final boolean direct = (flags & Frame.FLAG_DIRECT) != 0;
             if (direct && (type != RdmapOpcode.RDMA_WRITE && type != RdmapOpcode.RDMA_READ_RESPONSE || len != 0))
             {

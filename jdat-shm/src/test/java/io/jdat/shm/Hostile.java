@@ -74,22 +74,29 @@ final class Hostile implements AutoCloseable
         }
     }
 
-    /** Writes one record through the ring's own rules: header fields, then {@code payload}. */
+    /**
+     * Writes one record through the ring's own rules: header fields (those its type's header
+     * holds, {@link Frame#headerLength}), then {@code payload}.
+     */
     void record(final int type, final int flags, final int msn, final int stag, final int mo, final long to,
         final byte[] payload)
     {
-        final long at = tx.claim(Frame.HEADER + payload.length);
+        final int header = Frame.headerLength(type, flags);
+        final long at = tx.claim(header + payload.length);
         if (at < 0)
         {
             throw new IllegalStateException("ring full");
         }
         final MemorySegment d = tx.data();
-        Frame.header(d, at, Frame.HEADER + payload.length, type, flags);
+        Frame.header(d, at, header + payload.length, type, flags);
         d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
-        d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
         d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
-        d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
-        MemorySegment.copy(payload, 0, d, ValueLayout.JAVA_BYTE, at + Frame.HEADER, payload.length);
+        if (header >= Frame.TO + 8)
+        {
+            d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
+            d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
+        }
+        MemorySegment.copy(payload, 0, d, ValueLayout.JAVA_BYTE, at + header, payload.length);
         tx.commit();
     }
 

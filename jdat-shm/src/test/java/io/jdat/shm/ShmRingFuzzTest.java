@@ -424,22 +424,30 @@ class ShmRingFuzzTest
                 srcStag = (int) r[0];
                 srcTo = r[1];
             }
-            final long at = h.tx.claim(Frame.HEADER + n);
+            // the fields the type's header holds (the rest would be payload)
+            final int header = Frame.headerLength(type, flags);
+            final long at = h.tx.claim(header + n);
             if (at < 0)
             {
                 return;
             }
             final MemorySegment d = h.tx.data();
-            Frame.header(d, at, Frame.HEADER + n + delta, type, flags);
+            Frame.header(d, at, header + n + delta, type, flags);
             d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
-            d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
             d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
-            d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
-            d.set(ValueLayout.JAVA_INT, at + Frame.SRC_STAG, srcStag);
-            d.set(ValueLayout.JAVA_INT, at + Frame.TERM, term);
-            d.set(ValueLayout.JAVA_LONG, at + Frame.SRC_TO, srcTo);
+            if (header >= Frame.TO + 8)
+            {
+                d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
+                d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
+            }
+            if (header >= Frame.HEADER)
+            {
+                d.set(ValueLayout.JAVA_INT, at + Frame.SRC_STAG, srcStag);
+                d.set(ValueLayout.JAVA_INT, at + Frame.TERM, term);
+                d.set(ValueLayout.JAVA_LONG, at + Frame.SRC_TO, srcTo);
+            }
             MemorySegment.copy(in.array(), in.arrayOffset() + in.position(), d, ValueLayout.JAVA_BYTE,
-                at + Frame.HEADER, n);
+                at + header, n);
             in.position(in.position() + n);
             h.tx.commit();
         }
