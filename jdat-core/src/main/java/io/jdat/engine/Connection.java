@@ -406,6 +406,36 @@ final class Connection implements ConnectHandler, AcceptHandler
         }
     }
 
+    /** A whole RDMA Write from a sender's thread that holds its own endpoint's lock: placed if it passes. */
+    @Override
+    public boolean placeWriteNow(final int stag, final long to, final MemorySegment src, final long off,
+        final int len)
+    {
+        if (ep.conn != this || closed)
+        {
+            return false;
+        }
+        if (len == 0)
+        {
+            return true;
+        }
+        final MemoryRegion r = ep.ia.memory.lookup(stag);
+        if (checkRemote(r, to, len, MemPriv.REMOTE_WRITE_FLAG) >= 0)
+        {
+            return false;
+        }
+        try
+        {
+            MemorySegment.copy(src, off, r.memory, to - r.base, len);
+            return true;
+        }
+        catch (final RuntimeException e)
+        {
+            // memory released under us: onWrite finds it so and fails the Write
+            return false;
+        }
+    }
+
     /** A tagged segment of an RDMA Write into this side's memory. */
     @Override
     public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src, final long off,

@@ -275,7 +275,14 @@ final class RequestQueue
                 {
                     wr.state = WorkRequest.STARTED;
                     wr.describe();
-                    ch.post(wr);
+                    if (ep.state == EpState.CONNECTED && ch.sendNow(wr))
+                    {
+                        sent(wr);
+                    }
+                    else
+                    {
+                        ch.post(wr);
+                    }
                 }
                 case WorkRequest.READ ->
                 {

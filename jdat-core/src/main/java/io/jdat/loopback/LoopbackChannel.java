@@ -120,12 +120,12 @@ final class LoopbackChannel implements Channel
     }
 
     /**
-     * The sender's thread places its own Send, with no queue between the send queue and the
-     * receiver: only when nothing is queued or being delivered at this end (so the Send keeps
-     * its place behind what was posted before it), the thread is not delivering on this
-     * connection already (what a delivery provokes waits for it), and the receiver takes the
-     * whole Send without a lock. The caller holds its endpoint's lock; this never waits for
-     * anything: a delivery under way or a receiver that needs more means "post it instead".
+     * The sender's thread places its own Send or RDMA Write, with no queue between the send
+     * queue and the receiver: only when nothing is queued or being delivered at this end (so the
+     * message keeps its place behind what was posted before it), the thread is not delivering
+     * on this connection already (what a delivery provokes waits for it), and the receiver takes
+     * the whole message without a lock. The caller holds its endpoint's lock; this never waits
+     * for anything: a delivery under way or a receiver that needs more means "post it instead".
      * One compare-and-set, and a release store to let go.
      */
     @Override
@@ -147,9 +147,16 @@ final class LoopbackChannel implements Channel
                 return false;
             }
             final boolean one = message.payloadSegments() == 1;
-            return peer.handler.placeSendNow(message.msn(), message.opcode() == RdmapOpcode.SEND_WITH_SE,
-                one ? message.payloadMemory(0) : EMPTY, one ? message.payloadOffset(0) : 0,
-                one ? (int) message.payloadLength(0) : 0);
+            final MemorySegment mem = one ? message.payloadMemory(0) : EMPTY;
+            final long off = one ? message.payloadOffset(0) : 0;
+            final int len = one ? (int) message.payloadLength(0) : 0;
+            return switch (message.opcode())
+            {
+                case RdmapOpcode.SEND -> peer.handler.placeSendNow(message.msn(), false, mem, off, len);
+                case RdmapOpcode.SEND_WITH_SE -> peer.handler.placeSendNow(message.msn(), true, mem, off, len);
+                case RdmapOpcode.RDMA_WRITE -> peer.handler.placeWriteNow(message.stag(), message.to(), mem, off, len);
+                default -> false;
+            };
         }
         finally
         {

@@ -25,12 +25,12 @@ import org.junit.jupiter.api.Test;
  * An endpoint's messages keep their posting order when some of them are placed by the posting
  * thread itself and others wait in the loopback channel's queue. Four threads post to one
  * endpoint: each an RDMA Write of 32 KiB of filler and a growing number into its own word of
- * the peer's memory (a Write goes through the channel's queue, and its copy keeps the delivery
- * busy), then a Send (which the poster places at once when nothing is queued before it). Before
- * posting a Send a thread reads the numbers whose Writes any of them has finished posting,
- * and the Send carries them: by then those Writes stand before the Send in the endpoint's
- * order, so the receiver must find every word at least that large when the Send arrives. A
- * Send that overtook a queued Write finds a smaller one.
+ * the peer's memory (a Write of two pieces goes through the channel's queue, and its copy
+ * keeps the delivery busy), then a Send (which the poster places at once when nothing is
+ * queued before it). Before posting a Send a thread reads the numbers whose Writes any of them
+ * has finished posting, and the Send carries them: by then those Writes stand before the Send
+ * in the endpoint's order, so the receiver must find every word at least that large when the
+ * Send arrives. A Send that overtook a queued Write finds a smaller one.
  */
 class SendOrderStressTest
 {

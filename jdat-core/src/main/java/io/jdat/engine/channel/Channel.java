@@ -16,12 +16,12 @@ public interface Channel
     void post(OutboundMessage message);
 
     /**
-     * Carries a Send to the peer on the calling thread and has the peer place it before this
-     * returns, when that can be done at once: nothing posted earlier is still on its way, no
-     * other thread is delivering on this channel, and the peer places it without a lock
-     * ({@link ChannelHandler#placeSendNow}). True if placed: the message is sent, and
-     * {@link ChannelHandler#onSent} is not called for it. False, having done nothing, otherwise:
-     * the caller posts it. Called under the sending endpoint's lock, in place of
+     * Carries a Send or an RDMA Write to the peer on the calling thread and has the peer place
+     * it before this returns, when that can be done at once: nothing posted earlier is still on
+     * its way, no other thread is delivering on this channel, and the peer places it without a
+     * lock ({@link ChannelHandler#placeSendNow}, {@link ChannelHandler#placeWriteNow}). True if
+     * placed: the message is sent, and {@link ChannelHandler#onSent} is not called for it.
+     * False, having done nothing, otherwise: the caller posts it. Called under the sending endpoint's lock, in place of
      * {@link #post}, so it never blocks and never calls back into the sending side. Channels
      * whose messages leave through a wire return false.
      */

@@ -34,6 +34,17 @@ public interface ChannelHandler
         return false;
     }
 
+    /**
+     * A whole RDMA Write in one segment, placed now, as {@link #placeSendNow} for a Send: true if
+     * placed (as {@link #onWrite} with last set would have); false, having placed and failed
+     * nothing, when it does not pass the checks of {@code onWrite} (which then fails it).
+     */
+    default boolean placeWriteNow(final int stag, final long to, final MemorySegment src, final long off,
+        final int len)
+    {
+        return false;
+    }
+
     /** A tagged segment of an RDMA Write into {@code stag} at {@code to}. */
     boolean onWrite(int stag, long to, boolean last, MemorySegment src, long off, int len);
 
