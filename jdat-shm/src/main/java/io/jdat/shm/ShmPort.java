@@ -28,8 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * the lock taken leaves the work to its holder and wakes the I/O thread.
  *
  * <p>While a consumer polls, its rounds move every connection of the port, so the I/O thread
- * steps aside: it parks until no poll happened for {@code poll_grace_ns} or the consumer stops
- * polling to park ({@link #pollingStopped()}), instead of spinning beside it. On a machine with
+ * steps aside: it parks until no poll happened for {@code poll_grace_ns} (doubling while polls go
+ * on, up to {@code poll_aside_max_ns}) or the consumer stops polling to park
+ * ({@link #pollingStopped()}), instead of spinning beside it. On a machine with
  * few cores a spinning I/O thread takes the core the peer process needs to answer.
  */
 final class ShmPort extends ThreadedPort
@@ -98,6 +99,8 @@ final class ShmPort extends ThreadedPort
     {
         final Backoff.State idle = transport.backoff.newState();
         final long grace = transport.pollGraceNanos;
+        final long asideMax = Math.max(grace, transport.pollAsideMaxNanos);
+        long asidePark = grace;
         boolean aside = false;
         long seen = 0;
         while (!closed)
@@ -107,15 +110,19 @@ final class ShmPort extends ThreadedPort
                 final long now = (long) POLLS.getOpaque(this);
                 if (now != seen)
                 {
-                    // a consumer moves the rings: stay out of its way until it stops or goes quiet
+                    // a consumer moves the rings: stay out of its way until it stops or goes quiet,
+                    // looking less often the longer it polls (each look takes a core from a
+                    // spinning thread on a small machine: the round trips' tail)
                     seen = now;
                     aside = true;
-                    LockSupport.parkNanos(this, grace);
+                    LockSupport.parkNanos(this, asidePark);
+                    asidePark = Math.min(asidePark << 1, asideMax);
                     continue;
                 }
-                // no poll for a whole grace (descheduled, or busy elsewhere): carry on where the
+                // no poll for a whole park (descheduled, or busy elsewhere): carry on where the
                 // backoff was, until a poll comes again
                 aside = false;
+                asidePark = grace;
             }
             else if (aside)
             {

@@ -36,6 +36,11 @@ import java.nio.file.Path;
  *   <li>{@code poll_grace_ns}: while a consumer thread moved the rings inline (polling an EVD)
  *       this recently, the I/O thread stays parked instead of competing with it for a core
  *       (default 100000; 0: the I/O thread never steps aside)</li>
+ *   <li>{@code poll_aside_max_ns}: while the consumer keeps polling, the I/O thread looks again
+ *       after twice as long each time, up to this (default 2000000): every look wakes a thread
+ *       that takes a core from a spinning one for a few microseconds. A consumer that parks in
+ *       {@code dat_evd_wait} hands the rings back at once; one that just stops polling, after at
+ *       most this long</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
  *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
@@ -61,6 +66,7 @@ final class ShmTransport implements Transport
     final int maxChunk;
     final Backoff backoff;
     final long pollGraceNanos;
+    final long pollAsideMaxNanos;
     final long livenessNanos;
     final long closeTimeoutNanos;
     final long stallNanos;
@@ -108,6 +114,7 @@ final class ShmTransport implements Transport
             config.bounded("idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
             config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
+        this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
         this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
