@@ -27,7 +27,7 @@ final class VerbsCr extends VerbsObject implements ConnectionRequest
     final MemorySegment cmId;
     final InetAddress remoteAddress;
     final long remotePort;
-    private final byte[] privateData;
+    final byte[] privateData;
 
     VerbsCr(final VerbsIa ia, final ServicePoint sp, final long connQual, final VerbsEp reserved,
         final MemorySegment cmId, final byte[] privateData)
@@ -141,6 +141,26 @@ final class VerbsCr extends VerbsObject implements ConnectionRequest
     public void handoff(final long handoffConnQual)
     {
         checkValid();
-        throw notImplemented("dat_cr_handoff");
+        synchronized (this)
+        {
+            if (freed)
+            {
+                checkValid();
+            }
+            freed = true;
+        }
+        ia.forget(this);
+        if (reserved != null)
+        {
+            reserved.requestRejected();
+        }
+        // rdma_cm cannot move a request to another listening id; the peer does not see where it is
+        // answered, so the same id and private data come again as a new request of the target SP
+        if (!ia.handOff(this, handoffConnQual))
+        {
+            destroyId(true);
+            throw invalidParameter(DatArg.CR_HANDOFF_HANDOFF,
+                "dat_cr_handoff: nothing listens on connection qualifier " + handoffConnQual + " of this IA");
+        }
     }
 }

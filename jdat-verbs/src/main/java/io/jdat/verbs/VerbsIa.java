@@ -839,6 +839,43 @@ final class VerbsIa extends VerbsObject implements InterfaceAdapter
         }
     }
 
+    /**
+     * {@code dat_cr_handoff}: the request's id and private data as a new request of the PSP or RSP
+     * of this IA on {@code connQual}; false when none listens there (an RSP that had its request
+     * does not).
+     */
+    boolean handOff(final VerbsCr from, final long connQual)
+    {
+        final List<VerbsObject> all;
+        synchronized (this)
+        {
+            all = new ArrayList<>(children);
+        }
+        for (final VerbsObject o : all)
+        {
+            if (o instanceof VerbsPsp psp && !psp.freed && psp.connQual() == connQual)
+            {
+                final VerbsCr cr = remember(new VerbsCr(this, psp, connQual, null, from.cmId, from.privateData));
+                psp.evd.post(new VerbsEvd.SoftEvent(EventNumber.CONNECTION_REQUEST_EVENT.value(), null, null, psp, cr,
+                    null));
+                return true;
+            }
+            if (o instanceof VerbsRsp rsp && rsp.connQual == connQual && rsp.take())
+            {
+                final VerbsCr cr = remember(new VerbsCr(this, rsp, connQual, rsp.ep, from.cmId, from.privateData));
+                rsp.evd.post(new VerbsEvd.SoftEvent(EventNumber.CONNECTION_REQUEST_EVENT.value(), null, null, rsp, cr,
+                    null));
+                final MemorySegment listening = rsp.stopListening();
+                if (listening != null)
+                {
+                    RdmaCm.destroyId(listening);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** An event of the device's async channel: an SRQ's limit reached; the rest are not reported. */
     private void onAsyncEvent(final MemorySegment event)
     {

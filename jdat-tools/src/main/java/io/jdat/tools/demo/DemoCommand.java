@@ -70,7 +70,7 @@ public final class DemoCommand implements Callable<Integer>
     private boolean srq;
 
     @Option(names = "--rsp", description = "also connect two endpoints through a reserved service point (RSP): "
-        + "a rejected request gives the endpoint back, an accepted one connects it")
+        + "a rejected request gives the endpoint back, a request handed off to it from the PSP connects it")
     private boolean rsp;
 
     @Override
@@ -118,7 +118,7 @@ public final class DemoCommand implements Callable<Integer>
         }
         if (rsp)
         {
-            RspDemo.run(node, steps, clientMem, serverMem);
+            RspDemo.run(node, steps, clientMem, serverMem, psp, crEvd);
         }
 
         client.disconnect();

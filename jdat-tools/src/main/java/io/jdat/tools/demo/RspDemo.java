@@ -15,6 +15,7 @@ import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
+import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.ReservedServicePoint;
 import io.jdat.RspParam;
@@ -30,8 +31,9 @@ import java.util.Arrays;
 /**
  * {@code jdat demo --rsp}: a connection through a reserved service point ({@code dat_rsp_create}).
  * The first request to it is rejected, which gives the endpoint back (RESERVED, then
- * PASSIVE_CONNECTION_PENDING, then UNCONNECTED); a second RSP on the same endpoint takes the next
- * request, which is accepted on that endpoint, and a Send is checked byte by byte over it.
+ * PASSIVE_CONNECTION_PENDING, then UNCONNECTED); a second RSP on the same endpoint gets the next
+ * request handed off to it ({@code dat_cr_handoff}) from the demo's PSP, it is accepted on that
+ * endpoint, and a Send is checked byte by byte over it.
  */
 final class RspDemo
 {
@@ -44,7 +46,8 @@ final class RspDemo
     {
     }
 
-    static void run(final Node node, final Steps steps, final Lmr clientMem, final Lmr serverMem)
+    static void run(final Node node, final Steps steps, final Lmr clientMem, final Lmr serverMem,
+        final PublicServicePoint psp, final EventDispatcher pspEvd)
     {
         final Link client = node.link("rsp client", null, Completion.WAIT, 10 * SECOND);
         final Link server = node.link("rsp server", null, Completion.WAIT, 10 * SECOND);
@@ -76,11 +79,21 @@ final class RspDemo
         client.ep.reset();
         steps.step("a request to the RSP names it and its endpoint (PASSIVE_CONNECTION_PENDING, private data "
             + "checked); dat_cr_reject: PEER_REJECTED on the client, the endpoint UNCONNECTED again");
+        steps.detail("then a request to the PSP, dat_cr_handoff to a second RSP on the endpoint: it arrives there");
         steps.passed(4);
 
         rsp = reserve(node, server, crEvd);
         final byte[] second = "jdat demo: second".getBytes(StandardCharsets.UTF_8);
-        cr = request(node, client, rsp, crEvd, server, second);
+        client.ep.connect(node.address, psp.connQual(), 10 * SECOND, second, Qos.BEST_EFFORT,
+            ConnectFlags.DEFAULT_FLAG);
+        final DatEvent ev = new DatEvent();
+        if (pspEvd.wait(10 * SECOND, 1, ev, new DatCount()) != DatStatus.SUCCESS
+            || !ev.is(EventNumber.CONNECTION_REQUEST_EVENT) || ev.crArrival.spHandle != psp)
+        {
+            throw new CheckFailed("dat_ep_connect to the PSP: no connection request on its CR EVD");
+        }
+        ev.crArrival.crHandle.handoff(qualOf(rsp));
+        cr = arrived(rsp, crEvd, server, second);
         cr.accept(null, null);
         server.expectConnectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, "accept on the RSP's endpoint");
         client.expectConnectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, "connect to the RSP");
@@ -94,9 +107,10 @@ final class RspDemo
         client.expectRequest("Send over the RSP's connection", 62, MESSAGE);
         server.expectRecv("Recv over the RSP's connection", 61, MESSAGE);
         Pattern.verify(serverMem.memory(), at, MESSAGE, seed, "Recv buffer of the RSP's endpoint");
-        steps.step("a second RSP on the endpoint: dat_cr_accept(DAT_HANDLE_NULL) connects it; a Send of " + MESSAGE
+        steps.step("a request to the PSP handed off (dat_cr_handoff) to a second RSP on the endpoint: it arrives there "
+            + "with its private data; dat_cr_accept(DAT_HANDLE_NULL) connects it; a Send of " + MESSAGE
             + " bytes checked byte by byte");
-        steps.passed(4);
+        steps.passed(6);
 
         client.disconnect();
         server.awaitDisconnected();
@@ -106,8 +120,8 @@ final class RspDemo
         crEvd.free();
         steps.step("disconnected; dat_rsp_free, endpoints and EVDs freed");
         steps.passed(1);
-        steps.verified("connection through an RSP: reject gives the endpoint back, accept on it connects, "
-            + "a Send checked byte by byte");
+        steps.verified("connection through an RSP: reject gives the endpoint back, a request handed off to it "
+            + "from a PSP is accepted on it, a Send checked byte by byte");
     }
 
     /** An RSP for {@code server} on the first free qualifier from {@link #FIRST_QUAL}. */
@@ -134,8 +148,15 @@ final class RspDemo
     private static ConnectionRequest request(final Node node, final Link client, final ReservedServicePoint rsp,
         final EventDispatcher crEvd, final Link server, final byte[] hello)
     {
+        client.ep.connect(node.address, qualOf(rsp), 10 * SECOND, hello, Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG);
+        return arrived(rsp, crEvd, server, hello);
+    }
+
+    /** Waits for the RSP's request; checks its event and parameters; returns it. */
+    private static ConnectionRequest arrived(final ReservedServicePoint rsp, final EventDispatcher crEvd,
+        final Link server, final byte[] hello)
+    {
         final long qual = qualOf(rsp);
-        client.ep.connect(node.address, qual, 10 * SECOND, hello, Qos.BEST_EFFORT, ConnectFlags.DEFAULT_FLAG);
         final DatEvent ev = new DatEvent();
         if (crEvd.wait(10 * SECOND, 1, ev, new DatCount()) != DatStatus.SUCCESS
             || !ev.is(EventNumber.CONNECTION_REQUEST_EVENT))
