@@ -37,7 +37,8 @@
  * ({@code Backoff}); posting threads and consumers polling an EVD move it inline
  * when the thread is not busy. While a consumer polls, the I/O thread steps aside (parks) rather
  * than spin beside it; it takes over again when the consumer parks in {@code dat_evd_wait} or has
- * not polled for {@code poll_grace_ns}.
+ * not polled for {@code poll_grace_ns} (a time that doubles while polls go on, up to
+ * {@code poll_aside_max_ns}, so that the I/O thread seldom takes a core from a polling thread).
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
  * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after
