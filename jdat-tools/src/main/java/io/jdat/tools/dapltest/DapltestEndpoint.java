@@ -42,14 +42,7 @@ final class DapltestEndpoint
         this.server = server;
         this.p = p;
         final List<TestOp> ops = p.ops();
-        final EpAttr attr = new EpAttr();
-        final int segs = ops.stream().mapToInt(TestOp::segs).max().orElse(1);
-        attr.maxRecvDtos = ops.size() + 3;
-        attr.maxRequestDtos = ops.size() + 3;
-        attr.maxRecvIov = Math.max(attr.maxRecvIov, segs);
-        attr.maxRequestIov = Math.max(attr.maxRequestIov, segs);
-        attr.maxRdmaReadIov = Math.max(attr.maxRdmaReadIov, segs);
-        attr.maxRdmaWriteIov = Math.max(attr.maxRdmaWriteIov, segs);
+        final EpAttr attr = TestOp.endpointAttr(ops, 3);
         this.link = node.link(name, attr, p.mode(), timeoutMicros);
         this.buffers = new Lmr[ops.size()];
         this.iov = new LmrTriplet[ops.size()][];

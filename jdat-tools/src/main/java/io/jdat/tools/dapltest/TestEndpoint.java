@@ -44,14 +44,7 @@ final class TestEndpoint
         this.thread = thread;
         this.index = index;
         this.ops = ops;
-        final EpAttr attr = new EpAttr();
-        final int segs = ops.stream().mapToInt(TestOp::segs).max().orElse(1);
-        attr.maxRecvDtos = ops.size() + 2;
-        attr.maxRequestDtos = ops.size() + 2;
-        attr.maxRecvIov = Math.max(attr.maxRecvIov, segs);
-        attr.maxRequestIov = Math.max(attr.maxRequestIov, segs);
-        attr.maxRdmaReadIov = Math.max(attr.maxRdmaReadIov, segs);
-        attr.maxRdmaWriteIov = Math.max(attr.maxRdmaWriteIov, segs);
+        final EpAttr attr = TestOp.endpointAttr(ops, 2);
         this.link = node.link((client ? "client" : "server") + " thread " + thread + " ep " + index, attr, mode,
             timeoutMicros);
         this.buffers = new Lmr[ops.size()];

@@ -1,5 +1,6 @@
 package io.jdat.tools.dapltest;
 
+import io.jdat.EpAttr;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -128,5 +129,22 @@ public record TestOp(boolean byClient, Type type, long segSize, int segs, boolea
     public String toString()
     {
         return (byClient ? "client " : "server ") + type + " " + segSize + "x" + segs;
+    }
+
+    /**
+     * The attributes of an endpoint that runs {@code ops}: a DTO of each op, and {@code extraDtos}
+     * more, in flight on each queue, and as many segments as the op with the most.
+     */
+    static EpAttr endpointAttr(final List<TestOp> ops, final int extraDtos)
+    {
+        final EpAttr attr = new EpAttr();
+        final int segs = ops.stream().mapToInt(TestOp::segs).max().orElse(1);
+        attr.maxRecvDtos = ops.size() + extraDtos;
+        attr.maxRequestDtos = ops.size() + extraDtos;
+        attr.maxRecvIov = Math.max(attr.maxRecvIov, segs);
+        attr.maxRequestIov = Math.max(attr.maxRequestIov, segs);
+        attr.maxRdmaReadIov = Math.max(attr.maxRdmaReadIov, segs);
+        attr.maxRdmaWriteIov = Math.max(attr.maxRdmaWriteIov, segs);
+        return attr;
     }
 }
