@@ -166,9 +166,10 @@ final class PerfClient
     /** Runs the baseline's client part; returns the nanoseconds the client and the server timed. */
     private long[] runBaseline(final Baseline baseline, final RowSpec row)
     {
-        // "poll": whether jdat's side of this row polls, so that a baseline can wait the same way
+        // whether jdat's client and server poll in this row, so that a baseline can wait the same way
         final Message.Builder run = row.toMessage("baseline").with("name", baseline.name())
-            .flag("poll", row.kind() == RowSpec.Kind.bw || side.settings.poll());
+            .flag("poll", row.kind() == RowSpec.Kind.bw || side.settings.poll())
+            .flag("server_poll", PerfServer.polls(row, side.settings.poll()));
         try (Baseline.End end = baseline.client(row, side.settings.depth(), side.peerAddress, run))
         {
             end.ready(side.ctrl.call(run.build()).expect("READY"));

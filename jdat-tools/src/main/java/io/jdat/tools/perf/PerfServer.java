@@ -168,6 +168,22 @@ final class PerfServer
         return streams;
     }
 
+    /**
+     * Whether the server's thread polls while jdat runs {@code row}: in a latency row when the
+     * client asked for {@code --inline-poll}; in a bandwidth row when it runs a stream of its own
+     * (it receives Sends, or the row is bidirectional). Otherwise, as the target of one-way RDMA
+     * Writes or Reads, it waits in {@code dat_evd_wait} for the client's CHECK while the transport
+     * moves the data.
+     */
+    static boolean polls(final RowSpec row, final boolean inlinePoll)
+    {
+        if (row.kind() == RowSpec.Kind.lat)
+        {
+            return inlinePoll;
+        }
+        return row.op() == Op.send || row.bidirectional();
+    }
+
     /** Whether data lands in this side's destination buffer in {@code row}. */
     static boolean receivesData(final RowSpec row, final boolean client)
     {

@@ -18,11 +18,13 @@ import java.nio.channels.SocketChannel;
 /**
  * The {@code tcp} baseline: the same bytes over one plain Java TCP connection between the same
  * two processes ({@code SocketChannel}, {@code TCP_NODELAY}): ping-pong for latency, a stream for
- * bandwidth. It waits the way jdat's side of the row does: where jdat polls (bandwidth rows, and
- * latency rows with {@code --inline-poll}) the socket is non-blocking and busy-polled, the
- * fastest way plain Java moves bytes over TCP; where jdat's latency test blocks in
- * {@code dat_evd_wait}, the socket blocks in read. The server listens on a fresh port for each
- * measurement and tells the client in READY.
+ * bandwidth. Each end waits the way jdat's thread on that side of the row does: where jdat polls
+ * (the client in bandwidth rows, the server when it receives Sends, both in latency rows with
+ * {@code --inline-poll}) the socket is non-blocking and busy-polled, the fastest way plain Java
+ * moves bytes over TCP; where jdat's thread blocks in {@code dat_evd_wait} (latency rows without
+ * {@code --inline-poll}, and the server of one-way RDMA Write and Read rows, which only waits for
+ * the client's CHECK while the transport places the data) the socket blocks in read and write.
+ * The server listens on a fresh port for each measurement and tells the client in READY.
  */
 public final class TcpBaseline implements Baseline
 {
@@ -56,7 +58,7 @@ public final class TcpBaseline implements Baseline
             final ServerSocketChannel listener = ServerSocketChannel.open();
             listener.bind(new InetSocketAddress(0));
             ready.with("port", ((InetSocketAddress) listener.getLocalAddress()).getPort());
-            return new TcpEnd(row.size(), listener, null, !run.getFlag("poll"));
+            return new TcpEnd(row.size(), listener, null, !run.getFlag("server_poll"));
         }
         catch (final IOException e)
         {
