@@ -65,20 +65,22 @@ final class Connection implements ConnectHandler, AcceptHandler
     RecvBuffer current;
     long received;
     /**
-     * The thread placing a Send without the endpoint's lock ({@link #placeSend}), else null. Set
+     * The id of the thread placing a Send without the endpoint's lock ({@link #placeSend}), else
+     * 0 (a number, not the {@code Thread}: storing a reference into this long-lived object would
+     * add the collector's card-marking barrier, under G1 a second fence, to every Send). Set
      * with a volatile store before {@link #placeSend} reads {@link #closed}, as {@link #close}
      * sets {@code closed} before it reads this (each side's store is ordered before its load, so
      * at least one sees the other); cleared with a release store, which {@code close}'s volatile
      * read acquires, so what the placement wrote happens before the flush that follows.
      */
-    private volatile Thread placer;
+    private volatile long placer;
     private static final VarHandle PLACER;
 
     static
     {
         try
         {
-            PLACER = MethodHandles.lookup().findVarHandle(Connection.class, "placer", Thread.class);
+            PLACER = MethodHandles.lookup().findVarHandle(Connection.class, "placer", long.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -120,9 +122,10 @@ final class Connection implements ConnectHandler, AcceptHandler
     void close()
     {
         closed = true;
-        Thread t;
+        final long self = Thread.currentThread().threadId();
+        long t;
         int spins = 0;
-        while ((t = placer) != null && t != Thread.currentThread())
+        while ((t = placer) != 0 && t != self)
         {
             // a placement is a copy and a completion: short, but its thread may need this core
             if ((++spins & 0xFF) == 0)
@@ -216,7 +219,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     private boolean placeSend(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len)
     {
-        placer = Thread.currentThread();
+        placer = Thread.currentThread().threadId();
         try
         {
             if (closed || ep.conn != this)
@@ -251,17 +254,21 @@ final class Connection implements ConnectHandler, AcceptHandler
             {
                 return false;
             }
-            current = b;
             received = at + len;
             if (last)
             {
+                // a message of one segment is never in progress: current stays null
                 ep.recvs.finish(this, b, solicited);
+            }
+            else
+            {
+                current = b;
             }
             return true;
         }
         finally
         {
-            PLACER.setRelease(this, (Thread) null);
+            PLACER.setRelease(this, 0L);
         }
     }
 

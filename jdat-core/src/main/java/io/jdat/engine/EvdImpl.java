@@ -167,11 +167,22 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     {
         e.kind = EventRing.KIND_DTO;
         e.number = EventNumber.DTO_COMPLETION_EVENT.value();
-        e.handle = ep;
+        // references only where they change: each store into the long-lived record costs a
+        // card-marking barrier, and the endpoint and the status are mostly those of the last event
+        if (e.handle != ep)
+        {
+            e.handle = ep;
+        }
         e.cookie = cookie;
-        e.status = status;
+        if (e.status != status)
+        {
+            e.status = status;
+        }
         e.length = length;
-        e.srq = srq;
+        if (e.srq != srq)
+        {
+            e.srq = srq;
+        }
     }
 
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)

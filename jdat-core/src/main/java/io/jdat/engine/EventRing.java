@@ -2,6 +2,7 @@ package io.jdat.engine;
 
 import io.jdat.DatEvent;
 import io.jdat.DatHandle;
+import io.jdat.DtoCompletionEventData;
 import io.jdat.DtoStatus;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
@@ -344,10 +345,15 @@ final class EventRing
                 COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
             }
             event.eventNumber = number;
-            event.evdHandle = evd;
+            if (event.evdHandle != evd)
+            {
+                // a consumer reuses its event: store references only where they change (each
+                // store into a long-lived object costs the collector's card-marking barrier)
+                event.evdHandle = evd;
+            }
             switch (kind)
             {
-                case KIND_DTO -> event.dto.set((EpImpl) handle, cookie, status, length);
+                case KIND_DTO -> dto(event.dto, (EpImpl) handle, cookie, status, length);
                 case KIND_RMR_BIND -> event.rmrBind.set((RmrImpl) handle, cookie, status);
                 case KIND_CR -> event.crArrival.set((ServicePoint) handle, address, connQual, (CrImpl) extra);
                 case KIND_CONNECTION -> event.connection.set((EpImpl) handle, (byte[]) extra);
@@ -361,6 +367,21 @@ final class EventRing
             }
             return h;
         }
+    }
+
+    private static void dto(final DtoCompletionEventData d, final EpImpl ep, final long cookie, final DtoStatus status,
+        final long length)
+    {
+        if (d.epHandle != ep)
+        {
+            d.epHandle = ep;
+        }
+        d.userCookie = cookie;
+        if (d.status != status)
+        {
+            d.status = status;
+        }
+        d.transferredLength = length;
     }
 
     /**

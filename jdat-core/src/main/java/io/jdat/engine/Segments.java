@@ -103,7 +103,11 @@ final class Segments
             {
                 throw Errors.invalidParameter(iovArg, "local_iov adds up to more than 2^63 bytes");
             }
-            regions[count] = r;
+            if (r != last)
+            {
+                // a reference store into this long-lived array costs a card-marking barrier
+                regions[count] = r;
+            }
             offsets[count] = off;
             lengths[count] = t.segmentLength;
             count++;
