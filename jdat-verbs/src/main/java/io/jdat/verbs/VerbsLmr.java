@@ -45,13 +45,9 @@ final class VerbsLmr extends VerbsObject implements Lmr
 
     void destroy()
     {
-        synchronized (this)
+        if (!markFreed())
         {
-            if (freed)
-            {
-                return;
-            }
-            freed = true;
+            return;
         }
         ia.lkeys.remove(lkey);
         Ibv.deregMr(mr);

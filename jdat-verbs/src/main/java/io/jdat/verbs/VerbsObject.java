@@ -5,6 +5,7 @@ import io.jdat.DatHandle;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.HandleType;
+import io.jdat.spi.DatArg;
 
 /** What every object of this provider shares: its handle type, consumer context and IA. */
 abstract class VerbsObject implements DatHandle
@@ -48,6 +49,36 @@ abstract class VerbsObject implements DatHandle
         {
             throw new DatException(DatReturnType.INVALID_HANDLE, subtype(), type + " handle was freed");
         }
+    }
+
+    /** Marks this handle freed under its lock; false when it already was, so a release runs once. */
+    final synchronized boolean markFreed()
+    {
+        if (freed)
+        {
+            return false;
+        }
+        freed = true;
+        return true;
+    }
+
+    /**
+     * The mask checks every {@code dat_*_query} of an object with optional fields makes: bits
+     * beyond {@code fieldAll} are DAT_INVALID_PARAMETER, as is a null param with fields asked for.
+     * Returns whether there is a param to fill.
+     */
+    static boolean queryWanted(final String function, final long mask, final long fieldAll, final Object param)
+    {
+        if ((mask & ~fieldAll) != 0)
+        {
+            throw invalidParameter(DatArg.QUERY_PARAM - 1, function + ": undefined mask bits 0x"
+                + Long.toHexString(mask & ~fieldAll));
+        }
+        if (param == null && mask != 0)
+        {
+            throw invalidParameter(DatArg.QUERY_PARAM, function + ": no param for mask 0x" + Long.toHexString(mask));
+        }
+        return param != null;
     }
 
     private DatReturnSubtype subtype()

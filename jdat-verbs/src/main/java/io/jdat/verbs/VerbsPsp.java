@@ -54,13 +54,9 @@ final class VerbsPsp extends VerbsObject implements PublicServicePoint
 
     void destroy()
     {
-        synchronized (this)
+        if (!markFreed())
         {
-            if (freed)
-            {
-                return;
-            }
-            freed = true;
+            return;
         }
         ia.forgetCmId(cmId);
         RdmaCm.destroyId(cmId);

@@ -36,13 +36,9 @@ final class VerbsPz extends VerbsObject implements ProtectionZone
 
     void destroy()
     {
-        synchronized (this)
+        if (!markFreed())
         {
-            if (freed)
-            {
-                return;
-            }
-            freed = true;
+            return;
         }
         Ibv.deallocPd(pd);
         ia.forget(this);

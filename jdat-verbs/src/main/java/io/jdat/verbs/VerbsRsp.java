@@ -3,7 +3,6 @@ package io.jdat.verbs;
 import io.jdat.HandleType;
 import io.jdat.ReservedServicePoint;
 import io.jdat.RspParam;
-import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -84,13 +83,9 @@ final class VerbsRsp extends VerbsObject implements ReservedServicePoint
 
     void destroy()
     {
-        synchronized (this)
+        if (!markFreed())
         {
-            if (freed)
-            {
-                return;
-            }
-            freed = true;
+            return;
         }
         final MemorySegment id = stopListening();
         if (id != null)
@@ -106,17 +101,8 @@ final class VerbsRsp extends VerbsObject implements ReservedServicePoint
     public void query(final long mask, final RspParam param)
     {
         checkValid();
-        if ((mask & ~RspParam.FIELD_ALL) != 0)
+        if (!queryWanted("dat_rsp_query", mask, RspParam.FIELD_ALL, param))
         {
-            throw invalidParameter(DatArg.QUERY_PARAM - 1, "dat_rsp_query: undefined mask bits 0x"
-                + Long.toHexString(mask & ~RspParam.FIELD_ALL));
-        }
-        if (param == null)
-        {
-            if (mask != 0)
-            {
-                throw invalidParameter(DatArg.QUERY_PARAM, "dat_rsp_query: no RspParam");
-            }
             return;
         }
         param.iaHandle = ia;

@@ -230,17 +230,8 @@ final class VerbsSrq extends VerbsObject implements SharedReceiveQueue
     public void query(final long mask, final SrqParam param)
     {
         checkValid();
-        if ((mask & ~SrqParam.FIELD_ALL) != 0)
+        if (!queryWanted("dat_srq_query", mask, SrqParam.FIELD_ALL, param))
         {
-            throw invalidParameter(DatArg.QUERY_PARAM - 1, "dat_srq_query: undefined mask bits 0x"
-                + Long.toHexString(mask & ~SrqParam.FIELD_ALL));
-        }
-        if (param == null)
-        {
-            if (mask != 0)
-            {
-                throw invalidParameter(DatArg.QUERY_PARAM, "dat_srq_query: no SrqParam");
-            }
             return;
         }
         synchronized (this)
