@@ -70,6 +70,14 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
     final AtomicLong refusedRequests = new AtomicLong();
     /** Whether EVD polls and waits drive the transport on the consumer's thread. */
     final boolean pollsInline;
+    /**
+     * Whether the {@code dat.conf} entry this instance was opened from says {@code nonthreadsafe}:
+     * the consumer promises that one thread at a time calls into this IA, so the posting side of a
+     * send or receive queue has one writer and may publish with plain stores instead of an atomic
+     * claim. It promises nothing about the engine's own threads (a peer placing, a timer, an I/O
+     * thread), which keep whatever ordering they need.
+     */
+    final boolean singleWriter;
 
     private final TransportPort port;
     private final LinkedHashSet<EngineObject> objects = new LinkedHashSet<>();
@@ -92,6 +100,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
         this.name = name;
         this.instanceId = INSTANCE_IDS.incrementAndGet();
         this.onClose = onClose;
+        this.singleWriter = !provider.threadSafe;
         if (given == null)
         {
             if (asyncEvdMinQlen <= 0)
