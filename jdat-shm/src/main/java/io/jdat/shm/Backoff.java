@@ -27,6 +27,18 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
         /** Called after each round with the work it did. */
         void idle(final int work)
         {
+            idle(work, Long.MAX_VALUE);
+        }
+
+        /** Whether the next idle round parks (the spin and the yield are over). */
+        boolean parks()
+        {
+            return idle && System.nanoTime() - idleSince >= spinNanos + yieldNanos;
+        }
+
+        /** As {@link #idle(int)}, parking for at most {@code maxPark} nanoseconds. */
+        void idle(final int work, final long maxPark)
+        {
             if (work > 0)
             {
                 idle = false;
@@ -50,7 +62,7 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
             }
             else
             {
-                LockSupport.parkNanos(this, park);
+                LockSupport.parkNanos(this, Math.min(park, maxPark));
                 park = Math.min(park << 1, maxParkNs);
             }
         }

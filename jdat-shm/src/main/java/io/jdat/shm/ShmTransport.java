@@ -41,6 +41,9 @@ import java.nio.file.Path;
  *       that takes a core from a spinning one for a few microseconds. A consumer that parks in
  *       {@code dat_evd_wait} hands the rings back at once; one that just stops polling, after at
  *       most this long</li>
+ *   <li>{@code wait_polls}: a consumer whose {@code dat_evd_wait} spin ended moves the rings
+ *       itself, backing off as the I/O thread does, instead of parking until the I/O thread finds
+ *       its answer and wakes it (default true; false: it parks)</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
  *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
@@ -67,6 +70,8 @@ final class ShmTransport implements Transport
     final Backoff backoff;
     final long pollGraceNanos;
     final long pollAsideMaxNanos;
+    /** Whether a waiter whose spin ended moves the rings itself ({@code wait_polls}). */
+    final boolean waitPolls;
     final long livenessNanos;
     final long closeTimeoutNanos;
     final long stallNanos;
@@ -115,6 +120,12 @@ final class ShmTransport implements Transport
             config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
+        final String wp = config.get("wait_polls");
+        if (wp != null && !wp.equals("true") && !wp.equals("false"))
+        {
+            throw new IllegalArgumentException("wait_polls '" + wp + "' is neither true nor false");
+        }
+        this.waitPolls = !"false".equals(wp);
         this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;

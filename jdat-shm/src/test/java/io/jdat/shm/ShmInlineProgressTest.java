@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
+import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * While consumers poll their EVDs, their rounds move the rings and the IAs' I/O threads stay
  * parked instead of spinning beside them; when a consumer waits instead, the I/O thread carries
- * the traffic again.
+ * the traffic again. A consumer whose {@code dat_evd_wait} spin ended moves the rings itself.
  */
 class ShmInlineProgressTest
 {
@@ -48,6 +49,16 @@ class ShmInlineProgressTest
      */
     private long[] roundsWhilePolling(final String instanceData) throws Exception
     {
+        return roundTrips(instanceData, false);
+    }
+
+    /**
+     * Runs a Send ping-pong of {@link #ROUND_TRIPS} between two IAs, both sides polling with
+     * {@code dat_evd_dequeue} or, if {@code waiting}, waiting in {@code dat_evd_wait}; returns
+     * the client IA's progress rounds on its I/O thread and on the consumer's thread.
+     */
+    private long[] roundTrips(final String instanceData, final boolean waiting) throws Exception
+    {
         try (ShmNode server = ShmNode.open(dir, "srv", instanceData);
             ShmNode client = ShmNode.open(dir, "cli", instanceData))
         {
@@ -72,7 +83,8 @@ class ShmInlineProgressTest
                 final DatEvent ev = new DatEvent();
                 while (running.get())
                 {
-                    if (s.recv().dequeue(ev) == DatStatus.SUCCESS)
+                    if ((waiting ? s.recv().wait(100_000, 1, ev, new DatCount()) : s.recv().dequeue(ev))
+                        == DatStatus.SUCCESS)
                     {
                         if (ev.dto.status != DtoStatus.SUCCESS)
                         {
@@ -91,7 +103,8 @@ class ShmInlineProgressTest
                 {
                     c.ep().postSend(1, ping, 0, CompletionFlags.SUPPRESS_FLAG);
                     final long deadline = System.nanoTime() + 2_000_000_000L;
-                    while (c.recv().dequeue(ev) != DatStatus.SUCCESS)
+                    while ((waiting ? c.recv().wait(100_000, 1, ev, new DatCount()) : c.recv().dequeue(ev))
+                        != DatStatus.SUCCESS)
                     {
                         if (System.nanoTime() > deadline)
                         {
@@ -155,5 +168,21 @@ class ShmInlineProgressTest
         // the control: an I/O thread that never steps aside spins beside the pollers
         assertTrue(aside[0] * 10 < beside[0], "the I/O thread ran " + aside[0] + " rounds beside polling consumers, "
             + beside[0] + " when it never steps aside");
+    }
+
+    @Test
+    void waiterWhoseSpinEndedMovesTheRingsItself() throws Exception
+    {
+        // dat_evd_wait with no spin at all, beside an I/O thread that spins for a whole second
+        final String waiting = "evd_spin_us=0 idle_spin_ns=1000000000 poll_grace_ns=1000000000";
+        final long[] inTransport = roundTrips(waiting, true);
+        final long[] parked = roundTrips(waiting + " wait_polls=false", true);
+        System.out.println("rounds on the I/O thread / on the waiting thread: waiter moves the rings "
+            + inTransport[0] + " / " + inTransport[1] + ", waiter parks " + parked[0] + " / " + parked[1]);
+        assertTrue(inTransport[1] >= ROUND_TRIPS, "the waiting thread moved the rings: " + inTransport[1]);
+        // the control: a waiter that parks leaves the rounds to the I/O thread (how many the I/O
+        // thread runs beside a waiter that moves the rings depends on the machine's load: each
+        // post that finds the rings' lock taken wakes it for a look)
+        assertTrue(parked[1] < ROUND_TRIPS, "a parking waiter moved the rings: " + parked[1]);
     }
 }
