@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * (validation, queues, events), which a two-thread round trip pays twice on top of the lines that
  * do cross. With {@code provider=shm} the Send goes through the IA's own shm ring (the post writes
  * the record, the dequeue's inline poll reads and places it), so its difference to loopback in the
- * same run is shm's own work per hop: ring, record and progress round. With {@code -prof gc} it
+ * same run is shm's own work per hop: ring, record and progress round. {@code
+ * provider=loopback-nonthreadsafe} opens loopback from its {@code nonthreadsafe} entry, whose queues
+ * may post with plain stores (one consumer thread). With {@code -prof gc} it
  * also shows the allocation of post, placement and dequeue.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -46,7 +48,8 @@ public class HopCostBenchmark
     @State(Scope.Thread)
     public static class Jdat
     {
-        @Param({"loopback", "shm"})
+        /** {@code loopback-nonthreadsafe}: loopback from its {@code nonthreadsafe} entry (single writer). */
+        @Param({"loopback", "loopback-nonthreadsafe", "shm"})
         String provider;
         LoopbackRig rig;
         final DatEvent event = new DatEvent();

@@ -52,8 +52,8 @@ final class LoopbackRig implements AutoCloseable
 
     LoopbackRig(final String provider, final boolean twoIas, final long bufferSize, final int queueDepth)
     {
-        ia = Dat.iaOpen(provider, 16, new DatOut<>());
-        clientIa = twoIas ? Dat.iaOpen(provider, 16, new DatOut<>()) : ia;
+        ia = open(provider);
+        clientIa = twoIas ? open(provider) : ia;
         final ProtectionZone pz = ia.pzCreate();
         final ProtectionZone clientPz = twoIas ? clientIa.pzCreate() : pz;
         clientLmr = lmr(clientIa, clientPz, bufferSize);
@@ -83,6 +83,24 @@ final class LoopbackRig implements AutoCloseable
         expect(next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.free();
     }
+
+    /**
+     * {@code dat_ia_open} of {@code provider}; a name ending in {@value #NONTHREADSAFE} opens the
+     * name before it from its {@code nonthreadsafe} entry ({@code dat_ia_openv} with thread safety
+     * false: one consumer thread at a time, the engine's single-writer queues).
+     */
+    private static InterfaceAdapter open(final String provider)
+    {
+        if (provider.endsWith(NONTHREADSAFE))
+        {
+            return Dat.iaOpenv(provider.substring(0, provider.length() - NONTHREADSAFE.length()), 16, new DatOut<>(),
+                Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        }
+        return Dat.iaOpen(provider, 16, new DatOut<>());
+    }
+
+    /** The suffix of a provider name that asks for its {@code nonthreadsafe} entry. */
+    static final String NONTHREADSAFE = "-nonthreadsafe";
 
     private Lmr lmr(final InterfaceAdapter owner, final ProtectionZone pz, final long size)
     {

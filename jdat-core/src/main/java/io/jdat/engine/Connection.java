@@ -65,13 +65,16 @@ final class Connection implements ConnectHandler, AcceptHandler
     RecvBuffer current;
     long received;
     /**
-     * The id of the thread placing a Send without the endpoint's lock ({@link #placeSend}), else
-     * 0 (a number, not the {@code Thread}: storing a reference into this long-lived object would
-     * add the collector's card-marking barrier, under G1 a second fence, to every Send). Set
-     * with a volatile store before {@link #placeSend} reads {@link #closed}, as {@link #close}
-     * sets {@code closed} before it reads this (each side's store is ordered before its load, so
-     * at least one sees the other); cleared with a release store, which {@code close}'s volatile
-     * read acquires, so what the placement wrote happens before the flush that follows.
+     * The id of the thread placing a Send without the endpoint's lock ({@link #placeSend}) from
+     * {@link #onSend}, else 0 (a number, not the {@code Thread}: storing a reference into this
+     * long-lived object would add the collector's card-marking barrier, under G1 a second fence,
+     * to every Send). Set with a volatile store before {@link #placeSend} reads {@link #closed},
+     * as {@link #close} sets {@code closed} before it reads this (each side's store is ordered
+     * before its load, so at least one sees the other); cleared with a release store, which
+     * {@code close}'s volatile read acquires, so what the placement wrote happens before the
+     * flush that follows. A Send placed through {@link #placeSendNow} does without it: the
+     * channel's claim, taken with a compare-and-set before the call, is the same mark, and
+     * {@code close} waits for it through {@link Channel#awaitPlacing}.
      */
     private volatile long placer;
     private static final VarHandle PLACER;
@@ -134,6 +137,11 @@ final class Connection implements ConnectHandler, AcceptHandler
             }
             Thread.onSpinWait();
         }
+        final Channel ch = channel;
+        if (ch != null)
+        {
+            ch.awaitPlacing();
+        }
     }
 
     // ---------------------------------------------------------------- outcome of setup
@@ -186,7 +194,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len)
     {
-        if (ep.srq == null && placeSend(msn, mo, last, solicited, src, off, len))
+        if (ep.srq == null && placeSend(msn, mo, last, solicited, src, off, len, false))
         {
             return true;
         }
@@ -197,14 +205,16 @@ final class Connection implements ConnectHandler, AcceptHandler
      * A whole Send from a sender's thread that holds its own endpoint's lock: {@link #placeSend}
      * or nothing. Not when the receive EVD has a CNO: its proxy agent runs on the placing thread,
      * and consumer code must not run under another endpoint's lock (it may wait for that
-     * endpoint). A CNO attached while the Send is being placed is the one window left.
+     * endpoint). A CNO attached while the Send is being placed is the one window left. The
+     * channel's claim orders this against {@link #close} ({@link Channel#awaitPlacing}).
      */
     @Override
     public boolean placeSendNow(final int msn, final boolean solicited, final MemorySegment src, final long off,
         final int len)
     {
         final EvdImpl e = ep.recvEvd;
-        return ep.srq == null && e != null && e.cno() == null && placeSend(msn, 0, true, solicited, src, off, len);
+        return ep.srq == null && e != null && e.cno() == null
+            && placeSend(msn, 0, true, solicited, src, off, len, true);
     }
 
     /**
@@ -214,12 +224,16 @@ final class Connection implements ConnectHandler, AcceptHandler
      * its completion onto the receive EVD. Returns false, having placed nothing, for anything
      * else; the locked path then decides (and reports errors). One thread places into a
      * connection at a time (the channel delivers in order); the receive queue's consumer side is
-     * this thread's alone, and {@link #close} waits for it.
+     * this thread's alone, and {@link #close} waits for it: for the {@link #placer} mark this
+     * sets, or with {@code claimed}, for the channel's claim the caller holds.
      */
     private boolean placeSend(final int msn, final int mo, final boolean last, final boolean solicited,
-        final MemorySegment src, final long off, final int len)
+        final MemorySegment src, final long off, final int len, final boolean claimed)
     {
-        placer = Thread.currentThread().threadId();
+        if (!claimed)
+        {
+            placer = Thread.currentThread().threadId();
+        }
         try
         {
             if (closed || ep.conn != this)
@@ -268,7 +282,10 @@ final class Connection implements ConnectHandler, AcceptHandler
         }
         finally
         {
-            PLACER.setRelease(this, 0L);
+            if (!claimed)
+            {
+                PLACER.setRelease(this, 0L);
+            }
         }
     }
 

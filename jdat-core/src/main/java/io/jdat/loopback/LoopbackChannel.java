@@ -65,6 +65,12 @@ final class LoopbackChannel implements Channel
      * that it must deliver once this delivery returns. Guarded by {@link #deliverer}.
      */
     private boolean provoked;
+    /**
+     * The id of the thread that holds {@link #SENDING}: written before the compare-and-set that
+     * takes it (which publishes it), read by {@link #awaitPlacing} only after it saw SENDING.
+     * One writer at a time: {@link #sendNow} runs under the sending endpoint's lock.
+     */
+    private long sender;
     /** The thread delivering a message of this end until it has reported it sent, else null. */
     private volatile Thread reporting;
 
@@ -131,9 +137,14 @@ final class LoopbackChannel implements Channel
     @Override
     public boolean sendNow(final OutboundMessage message)
     {
+        final Thread me = Thread.currentThread();
         if (message.payloadSegments() > 1 || message.payloadLength() > MAX_PIECE || !peer.ready
-            || !outbound.isEmpty() || peer.deliverer == Thread.currentThread()
-            || !DELIVERER.compareAndSet(this, null, SENDING))
+            || !outbound.isEmpty() || peer.deliverer == me)
+        {
+            return false;
+        }
+        sender = me.threadId();
+        if (!DELIVERER.compareAndSet(this, null, SENDING))
         {
             // (a thread delivering at this end holds the deliverer: the compare-and-set fails)
             return false;
@@ -141,7 +152,8 @@ final class LoopbackChannel implements Channel
         try
         {
             // the compare-and-set came before these looks: a close either sees SENDING and waits
-            // for it (awaitReported), or came first and is seen here
+            // for it (awaitReported here, the receiver's awaitPlacing at the other end), or came
+            // first and is seen here or by the receiver's placement
             if (!outbound.isEmpty() || link.isClosed())
             {
                 return false;
@@ -294,6 +306,29 @@ final class LoopbackChannel implements Channel
         while ((t = reporting) != null && t != Thread.currentThread() || deliverer == SENDING)
         {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /**
+     * The receiving side's close: waits while the peer's poster places a message into this end's
+     * handler under its {@link #SENDING} claim. The handler marked itself closed before (a
+     * volatile store), and the poster took the claim with a compare-and-set before it looks at
+     * that mark: at least one sees the other. Only SENDING, not a draining deliverer, which may be
+     * waiting for the lock the caller holds.
+     */
+    @Override
+    public void awaitPlacing()
+    {
+        final long self = Thread.currentThread().threadId();
+        int spins = 0;
+        while (peer.deliverer == SENDING && peer.sender != self)
+        {
+            // a placement is a copy and a completion: short, but its thread may need this core
+            if ((++spins & 0xFF) == 0)
+            {
+                Thread.yield();
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -30,6 +30,19 @@ public interface Channel
         return false;
     }
 
+    /**
+     * Called by this end's handler as it closes, after it has marked itself closed with a
+     * volatile store: returns once no thread of the peer is inside
+     * {@link ChannelHandler#placeSendNow} or {@link ChannelHandler#placeWriteNow} of this end's
+     * handler (the peer's {@link #sendNow} claim). A placement that began before the mark is
+     * let finish, and what it wrote happens before this returns; one that begins after it sees
+     * the mark. Never waits for anything else; returns at once when called by the placing thread
+     * itself. Channels without {@code sendNow} have nothing to wait for.
+     */
+    default void awaitPlacing()
+    {
+    }
+
     /** Moves queued messages forward; may run callbacks on the calling thread. */
     void flush();
 

@@ -26,7 +26,9 @@ public interface ChannelHandler
      * hold the sending endpoint's lock while it calls this. True if placed (as {@link #onSend}
      * with mo 0 and last set would have); false, having placed and failed nothing, when the
      * Send needs more (no posted receive, a fault to report, an SRQ): the transport then
-     * delivers it through {@code onSend} as usual.
+     * delivers it through {@code onSend} as usual. The channel calls this under a claim of its
+     * own that {@link Channel#awaitPlacing} waits for (taken with a full fence before the call),
+     * so the handler needs no mark of its own to order the placement against its close.
      */
     default boolean placeSendNow(final int msn, final boolean solicited, final MemorySegment src, final long off,
         final int len)
