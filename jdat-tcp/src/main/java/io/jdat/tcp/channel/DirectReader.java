@@ -43,6 +43,8 @@ final class DirectReader
     private MemorySegment viewed;
     private ByteBuffer view;
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    /** How many bytes the last read offered room for. */
+    private long offered;
 
     DirectReader(final SocketChannel sock, final FpduDecoder decoder, final ChannelHandler handler)
     {
@@ -67,17 +69,30 @@ final class DirectReader
         return direct != null ? readDirect(b) : readBuffered(b);
     }
 
+    /**
+     * Whether the last read returned {@code n} bytes with room for more: the socket held no more
+     * at that moment, and another read now would most likely find nothing (a system call on the
+     * path of every message). Readiness is level-triggered: bytes that come later are read on the
+     * next poll or selection.
+     */
+    boolean drained(final long n)
+    {
+        return n < offered;
+    }
+
     /** Reads into the receive buffer, no further than the next header right after a placed payload. */
     private long readBuffered(final ByteBuffer b) throws IOException
     {
         if (!chained)
         {
+            offered = b.remaining();
             return sock.read(b);
         }
         // the last FPDU went straight into memory: read no further than the next one's header,
         // so that its payload can follow it there
         final int limit = b.limit();
         b.limit(Math.min(limit, b.position() + TAIL));
+        offered = b.remaining();
         try
         {
             return sock.read(b);
@@ -95,6 +110,7 @@ final class DirectReader
         b.limit(Math.min(b.capacity(), b.position() + TAIL));
         scatter[0] = v;
         scatter[1] = b;
+        offered = (long) v.remaining() + b.remaining();
         try
         {
             return sock.read(scatter);

@@ -457,14 +457,25 @@ final class TcpChannel extends Io implements Channel
             }
             total += (int) n;
             watch.received(n);
+            // a read that did not fill what it offered emptied the socket: deliver and stop
+            // rather than pay for a read that finds nothing before the consumer sees the event
+            final boolean drained = direct.drained(n);
             if (rxStopped || state == LINGER)
             {
                 b.clear();
+                if (drained)
+                {
+                    return total;
+                }
                 continue;
             }
             if (direct.active())
             {
                 // the payload is still coming straight into its memory; nothing was buffered
+                if (drained)
+                {
+                    return total;
+                }
                 continue;
             }
             b.flip();
@@ -504,7 +515,7 @@ final class TcpChannel extends Io implements Channel
                     finish(CloseReason.BROKEN);
                 }
             }
-            if (state == DONE)
+            if (state == DONE || drained)
             {
                 return total;
             }
