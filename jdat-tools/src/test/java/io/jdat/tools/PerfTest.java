@@ -131,6 +131,10 @@ class PerfTest
         final Run r = Run.jdat("perf", "--lat", "--inline-poll", "--sizes", "16", "--iters", "300");
         assertEquals(0, r.code(), r.all());
         assertTrue(r.out().contains(" send: latency"), r.all());
+        // bandwidth with --inline-poll: the target of one-way RDMA spins for CHECK instead of waiting
+        final Run spin = Run.jdat("perf", "--bw", "--inline-poll", "--op", "write,read", "--sizes", "32K",
+            "--iters", "300", "--baseline");
+        assertEquals(0, spin.code(), spin.all());
     }
 
     /**

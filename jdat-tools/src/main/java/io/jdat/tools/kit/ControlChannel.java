@@ -74,10 +74,21 @@ public final class ControlChannel
         return Message.parse(receiveText());
     }
 
+    /** As {@link #receive()}, waiting in mode {@code how}: {@link Completion#POLL} spins in {@code dat_evd_dequeue}. */
+    public Message receive(final Completion how)
+    {
+        return Message.parse(receiveText(how));
+    }
+
     /** Waits for the next message as text. */
     public String receiveText()
     {
-        final DatEvent ev = link.next(link.recvEvd, "control receive");
+        return receiveText(link.mode);
+    }
+
+    private String receiveText(final Completion how)
+    {
+        final DatEvent ev = link.next(link.recvEvd, "control receive", how);
         if (!ev.is(EventNumber.DTO_COMPLETION_EVENT) || ev.dto.status != DtoStatus.SUCCESS)
         {
             throw new CheckFailed("control receive on " + link.name + ": " + (ev.is(EventNumber.DTO_COMPLETION_EVENT)

@@ -89,7 +89,13 @@ public final class Link
      */
     public DatEvent next(final EventDispatcher evd, final String what)
     {
-        final DatStatus s = switch (mode)
+        return next(evd, what, mode);
+    }
+
+    /** As {@link #next(EventDispatcher, String)}, waited for in mode {@code how} (CNO: this link's mode must be CNO). */
+    public DatEvent next(final EventDispatcher evd, final String what, final Completion how)
+    {
+        final DatStatus s = switch (how)
         {
             case WAIT -> evd.wait(timeoutMicros, 1, event, nmore);
             case POLL -> poll(evd);

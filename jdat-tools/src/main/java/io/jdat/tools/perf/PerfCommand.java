@@ -47,7 +47,9 @@ import picocli.CommandLine.Option;
         "The defaults finish in well under a minute; for longer runs raise --iters and --max-bytes, for example "
             + "--iters 100000 --max-bytes 4G."},
     footer = {"", "Latency of send and write is half a round trip (as perftest); read is post to completion. "
-        + "Bandwidth tests always poll; --inline-poll makes the latency tests poll too."})
+        + "Bandwidth tests always poll on the client, and on the server where it streams or receives Sends; "
+        + "--inline-poll makes the latency tests poll too, and the server of one-way RDMA Write and Read "
+        + "bandwidth rows spin instead of waiting (both sides spin)."})
 public final class PerfCommand implements Callable<Integer>
 {
     /** perftest's default port. */
@@ -90,7 +92,8 @@ public final class PerfCommand implements Callable<Integer>
     private boolean bidirectional;
 
     @Option(names = "--inline-poll",
-        description = "latency: poll completions on the posting thread (dat_evd_dequeue) instead of dat_evd_wait")
+        description = "latency: poll completions on the posting thread (dat_evd_dequeue) instead of dat_evd_wait; "
+            + "bandwidth: the target of one-way RDMA polls too instead of waiting")
     private boolean inlinePoll;
 
     @Option(names = "--shared-memory",

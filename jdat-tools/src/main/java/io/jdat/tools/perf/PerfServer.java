@@ -4,6 +4,7 @@ import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
 import io.jdat.tools.Jdat;
 import io.jdat.tools.kit.CheckFailed;
+import io.jdat.tools.kit.Completion;
 import io.jdat.tools.kit.Message;
 import io.jdat.tools.kit.Pattern;
 import io.jdat.tools.perf.baseline.Baseline;
@@ -105,7 +106,9 @@ final class PerfServer
             }
             allocated = allocatedSince(before);
         }
-        final Message check = side.ctrl.receive().expect("CHECK");
+        // the target of one-way RDMA under --inline-poll spins for CHECK, and so reads the stream as it spins
+        final boolean spin = row.kind() == RowSpec.Kind.bw && polls(row, side.settings.poll());
+        final Message check = (spin ? side.ctrl.receive(Completion.POLL) : side.ctrl.receive()).expect("CHECK");
         if (receivesData(row, false))
         {
             final long checked = row.kind() == RowSpec.Kind.lat && row.op() == Op.write ? size - 1 : size;
@@ -171,9 +174,10 @@ final class PerfServer
     /**
      * Whether the server's thread polls while jdat runs {@code row}: in a latency row when the
      * client asked for {@code --inline-poll}; in a bandwidth row when it runs a stream of its own
-     * (it receives Sends, or the row is bidirectional). Otherwise, as the target of one-way RDMA
-     * Writes or Reads, it waits in {@code dat_evd_wait} for the client's CHECK while the transport
-     * moves the data.
+     * (it receives Sends, or the row is bidirectional), or when the client asked for
+     * {@code --inline-poll} (both sides spin). Otherwise, as the target of one-way RDMA Writes or
+     * Reads, it waits in {@code dat_evd_wait} for the client's CHECK while the transport moves the
+     * data.
      */
     static boolean polls(final RowSpec row, final boolean inlinePoll)
     {
@@ -181,7 +185,7 @@ final class PerfServer
         {
             return inlinePoll;
         }
-        return row.op() == Op.send || row.bidirectional();
+        return row.op() == Op.send || row.bidirectional() || inlinePoll;
     }
 
     /** Whether data lands in this side's destination buffer in {@code row}. */

@@ -18,8 +18,13 @@ class PerfServerPollsTest
     {
         assertFalse(PerfServer.polls(row(Op.write, RowSpec.Kind.bw, false), false));
         assertFalse(PerfServer.polls(row(Op.read, RowSpec.Kind.bw, false), false));
-        // --inline-poll is for latency rows: the target still waits for CHECK
-        assertFalse(PerfServer.polls(row(Op.write, RowSpec.Kind.bw, false), true));
+    }
+
+    @Test
+    void underInlinePollBothSidesOfOneWayRdmaSpin()
+    {
+        assertTrue(PerfServer.polls(row(Op.write, RowSpec.Kind.bw, false), true));
+        assertTrue(PerfServer.polls(row(Op.read, RowSpec.Kind.bw, false), true));
     }
 
     @Test
