@@ -92,7 +92,7 @@ public final class Link
         return next(evd, what, mode);
     }
 
-    /** As {@link #next(EventDispatcher, String)}, waited for in mode {@code how} (CNO: this link's mode must be CNO). */
+    /** As {@link #next(EventDispatcher, String)}, waited for in mode {@code how} (CNO only on a CNO link). */
     public DatEvent next(final EventDispatcher evd, final String what, final Completion how)
     {
         final DatStatus s = switch (how)
