@@ -563,7 +563,7 @@ final class EpImpl extends EngineObject implements Endpoint
                 : in.epProviderSpecific.clone();
         }
         validate(ia, next, srq != null);
-        final long posted = recvs.tail - recvs.head;
+        final long posted = recvs.posted();
         if (srq == null && next.maxRecvDtos < posted)
         {
             throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EP_RECV_WATERMARK,
@@ -647,7 +647,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             status.epState = state;
             final Connection c = conn;
-            status.recvIdle = srq == null ? recvs.head == recvs.tail : c == null || c.current == null;
+            status.recvIdle = srq == null ? recvs.posted() == 0 : c == null || c.current == null;
             status.requestIdle = requests.idle();
         }
         finally

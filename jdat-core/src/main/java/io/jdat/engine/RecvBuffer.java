@@ -8,6 +8,10 @@ final class RecvBuffer
     int flags;
     /** The SRQ it came from, or null. */
     SrqImpl srq;
+    /** On a receive queue: its position + 1 once posted ({@link RecvRing}). */
+    volatile long seq;
+    /** On a receive queue: a claim given back, which the placer and a flush skip. */
+    boolean hole;
 
     RecvBuffer(final int maxIov)
     {

@@ -8,45 +8,24 @@ import io.jdat.EpAttr;
 import io.jdat.EpState;
 import io.jdat.LmrTriplet;
 import io.jdat.spi.DatArg;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * An endpoint's receive queue: the buffers posted with dat_ep_post_recv, in order, or, for an
  * endpoint created with an SRQ, the one SRQ buffer of the message in progress. A Send takes the
- * buffer at the head and completes it on the receive EVD. A ring with {@code head} (oldest
- * posted) and {@code tail} (next free), one writer each: posting (under the endpoint's lock)
- * fills the buffer at the tail and then publishes the tail; the thread placing a Send (with or
- * without the lock, see {@link Connection#onSend}) reads the buffer at the head and moves the
- * head on once it completed it. Teardown flushes under the lock after
- * {@link Connection#close} waited for a placement in progress.
+ * buffer at the head and completes it on the receive EVD. The buffers live in a {@link RecvRing}:
+ * {@code dat_ep_post_recv} claims a slot without the endpoint's lock, fills it and publishes it;
+ * the thread placing a Send (with or without the lock, see {@link Connection#onSend}) reads the
+ * buffer at the head and moves the head on once it completed it. A flush (the connection ended)
+ * and a resize close the ring under the endpoint's lock first, so a post either landed before
+ * and is flushed with the rest, or goes to the lock and finds the endpoint DISCONNECTED. Teardown
+ * flushes after {@link Connection#close} waited for a placement in progress.
  */
 final class RecvQueue
 {
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-
-    static
-    {
-        try
-        {
-            final MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(RecvQueue.class, "head", long.class);
-            TAIL = l.findVarHandle(RecvQueue.class, "tail", long.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final EpImpl ep;
     private final Segments scratch;
-    RecvBuffer[] ring;
-    /** Oldest posted: advanced by the thread placing into the endpoint (or by a flush, lock held). */
-    volatile long head;
-    /** Next free: advanced by dat_ep_post_recv, lock held, after the buffer is written. */
-    volatile long tail;
+    /** Replaced only by {@link #resize}, under the endpoint's lock, with the old one closed. */
+    private volatile RecvRing ring;
     /** Whether any receive was ever posted (recv_completion_flags are fixed from then on). */
     boolean everPosted;
 
@@ -57,33 +36,29 @@ final class RecvQueue
         this.ring = newRing(attr);
     }
 
-    private RecvBuffer[] newRing(final EpAttr a)
+    private RecvRing newRing(final EpAttr a)
     {
-        final RecvBuffer[] r = new RecvBuffer[ep.srq != null ? 0 : Math.max(0, a.maxRecvDtos)];
-        for (int i = 0; i < r.length; i++)
-        {
-            r[i] = new RecvBuffer(a.maxRecvIov);
-        }
-        return r;
+        return new RecvRing(ep.srq != null ? 0 : Math.max(0, a.maxRecvDtos), a.maxRecvIov);
     }
 
-    /** dat_ep_modify changed max_recv_dtos or max_recv_iov: a new ring that keeps what is posted, in order. */
+    /** Receives posted and not yet taken by a Send (a snapshot). */
+    int posted()
+    {
+        return ring.posted();
+    }
+
+    /** dat_ep_modify changed max_recv_dtos or max_recv_iov: a new ring keeps what is posted, in order. Lock held. */
     void resize(final EpAttr attr)
     {
-        final RecvBuffer[] next = newRing(attr);
-        for (long i = head; i < tail; i++)
+        final RecvRing r = ring;
+        r.close();
+        final RecvRing next = r.moveTo(ep.srq != null ? 0 : Math.max(0, attr.maxRecvDtos), attr.maxRecvIov);
+        if (next == null)
         {
-            final RecvBuffer from = ring[(int) (i % ring.length)];
-            final int to = (int) (i - head);
-            if (from.local.count > next[to].local.regions.length)
-            {
-                throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                    "a posted receive has more segments than the new max_recv_iov");
-            }
-            next[to] = from;
+            // the ring stays closed: the next post reopens it under the lock
+            throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
+                "a posted receive has more segments than the new max_recv_iov");
         }
-        tail -= head;
-        head = 0;
         ring = next;
     }
 
@@ -107,6 +82,33 @@ final class RecvQueue
                 "DAT_COMPLETION_UNSIGNALLED_FLAG needs the EP's recv_completion_flags "
                 + "to be UNSIGNALLED");
         }
+        final RecvRing r = ring;
+        final long p = r.claim();
+        if (p == RecvRing.CLOSED)
+        {
+            postLocked(numSegments, iov, userCookie, flags);
+        }
+        else
+        {
+            if (p == RecvRing.FULL)
+            {
+                throw full(r);
+            }
+            fill(r, p, numSegments, iov, userCookie, flags);
+        }
+        if (!everPosted)
+        {
+            everPosted = true;
+        }
+        if (ep.softHw != Dat.WATERMARK_INFINITE || ep.hardHw != Dat.WATERMARK_INFINITE)
+        {
+            ep.checkWatermarks();
+        }
+    }
+
+    /** A post that found the ring closed: the endpoint's state decides, under its lock. */
+    private void postLocked(final int numSegments, final LmrTriplet[] iov, final long userCookie, final int flags)
+    {
         Locks.lock(ep.lock);
         try
         {
@@ -118,28 +120,45 @@ final class RecvQueue
                 complete(userCookie, flags, DtoStatus.ERR_FLUSHED, 0, false, null);
                 return;
             }
-            if (ring.length == 0 || tail - head == ring.length)
+            // a flush (or a resize) closed it and the endpoint lives on: posters may claim again
+            final RecvRing r = ring;
+            r.reopen();
+            final long p = r.claimLocked();
+            if (p == RecvRing.FULL)
             {
-                throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
-                    "max_recv_dtos (" + ring.length + ") receives are posted");
+                throw full(r);
             }
-            final RecvBuffer b = ring[(int) (tail % ring.length)];
-            b.local.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
-            b.cookie = userCookie;
-            b.flags = flags;
-            b.srq = null;
-            // release: the buffer before the tail; no fence, as the placer only needs to see both in order
-            TAIL.setRelease(this, tail + 1);
-            everPosted = true;
+            fill(r, p, numSegments, iov, userCookie, flags);
         }
         finally
         {
             ep.lock.unlock();
         }
-        if (ep.softHw != Dat.WATERMARK_INFINITE || ep.hardHw != Dat.WATERMARK_INFINITE)
+    }
+
+    private static RuntimeException full(final RecvRing r)
+    {
+        return Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
+            "max_recv_dtos (" + r.capacity() + ") receives are posted");
+    }
+
+    /** Validates the triplets into the claimed slot and publishes it, or gives the claim back. */
+    private void fill(final RecvRing r, final long p, final int numSegments, final LmrTriplet[] iov,
+        final long userCookie, final int flags)
+    {
+        final RecvBuffer b = r.slot(p);
+        try
         {
-            ep.checkWatermarks();
+            b.local.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
         }
+        catch (final RuntimeException e)
+        {
+            r.abandon(p);
+            throw e;
+        }
+        b.cookie = userCookie;
+        b.flags = flags;
+        r.publish(p);
     }
 
     void complete(final long cookie, final int flags, final DtoStatus status, final long length,
@@ -178,17 +197,23 @@ final class RecvQueue
             }
             return;
         }
+        final RecvRing r = ring;
+        final long tail = r.close();
         boolean first = true;
-        for (long i = head; i < tail; i++)
+        for (long i = r.head(); i < tail; i++)
         {
-            final RecvBuffer b = ring[(int) (i % ring.length)];
+            final RecvBuffer b = r.slot(i);
+            if (b.hole)
+            {
+                continue;
+            }
             final DtoStatus st = first && c != null && c.current == b && currentStatus != null ? currentStatus
                 : DtoStatus.ERR_FLUSHED;
             complete(b.cookie, b.flags, st, 0, false, null);
             b.local.clear();
             first = false;
         }
-        head = tail;
+        r.drop(tail);
         if (c != null)
         {
             c.current = null;
@@ -198,8 +223,7 @@ final class RecvQueue
     /** The posted buffer at the head, or null; for the thread that places into the endpoint. */
     RecvBuffer peek()
     {
-        final long h = head;
-        return h == tail ? null : ring[(int) (h % ring.length)];
+        return ring.peek();
     }
 
     /** The next receive buffer for a new message. Lock held. */
@@ -209,7 +233,7 @@ final class RecvQueue
         {
             return ep.srq.take();
         }
-        return head == tail ? null : ring[(int) (head % ring.length)];
+        return ring.peek();
     }
 
     /** Receive buffers this EP holds: posted ones, or the SRQ buffer of the message in progress. Lock held. */
@@ -217,7 +241,7 @@ final class RecvQueue
     {
         if (ep.srq == null)
         {
-            return (int) (tail - head);
+            return ring.posted();
         }
         final Connection c = ep.conn;
         return c != null && c.current != null ? 1 : 0;
@@ -243,9 +267,9 @@ final class RecvQueue
             final long cookie = b.cookie;
             final int flags = b.flags;
             b.local.clear();
-            // release, one writer (the placer): the poster that reads it after reaping this
-            // completion sees it through the completion's own publication
-            HEAD.setRelease(this, head + 1);
+            // the poster that reuses the slot after reaping this completion sees it through the
+            // completion's own publication
+            ring.advance();
             complete(cookie, flags, DtoStatus.SUCCESS, length, solicited, null);
         }
     }

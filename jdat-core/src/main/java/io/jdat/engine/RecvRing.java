@@ -1,0 +1,311 @@
+package io.jdat.engine;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
+ * placing into the endpoint takes them in order, as a NIC's receive queue works.
+ *
+ * <pre>
+ *   slots     [ b0 | b1 | ... | b(P-1) ]     P = max_recv_dtos rounded up to a power of two
+ *   position  p lives in slot p &amp; (P - 1); at most capacity positions are posted at once
+ *   b.seq     p + 1 once the receive of position p is written (release), so the placer that
+ *             reads seq == head + 1 (acquire) sees the whole buffer
+ *   counters  head  (oldest posted; moved on by the placer, or by a flush under the EP lock)
+ *             tail  (next position to claim; posters compare-and-set it; bit 62 closes the
+ *                   ring to posters for a flush or a resize), and the posters' last look at head
+ *             head and tail 128 bytes apart: the placer's line and the posters' line
+ * </pre>
+ *
+ * <p>A poster claims position {@code t} by moving {@code tail} from {@code t} to {@code t + 1}
+ * with one compare-and-set, only while {@code t - head < capacity}; it then validates its
+ * triplets into the slot and publishes it with {@code seq}. Several posters fill slots at once
+ * and publish in any order; the placer takes only the receive at {@code head}, once published,
+ * so receives are used in the order their positions were claimed. A placer that finds the head
+ * claimed but not yet published waits for it (a poster a few stores from publishing), so a post
+ * that returned is never missed by a Send behind it. A claim whose triplets fail validation is
+ * given back if it is still the last one, else published as a hole the placer and a flush skip.
+ *
+ * <p>A flush or a resize, under the endpoint's lock, closes the ring ({@link #close}) and waits
+ * until every position claimed before is published: nothing posted before it is missed, and
+ * every post after it goes to the endpoint's lock, where the endpoint's state decides.
+ */
+final class RecvRing
+{
+    private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle SEQ;
+    private static final int HEAD = 16;
+    private static final int TAIL = 32;
+    /** The posters' last look at {@code head}: the real one is read only when the ring looks full. */
+    private static final int HEAD_CACHE = 33;
+    private static final int COUNTER_LONGS = 48;
+    /** Set in {@code tail} while the ring takes no claims without the endpoint's lock. */
+    private static final long CLOSED_BIT = 1L << 62;
+
+    /** {@link #claim}: no room. */
+    static final long FULL = -1;
+    /** {@link #claim}: closed; post under the endpoint's lock. */
+    static final long CLOSED = -2;
+
+    static
+    {
+        try
+        {
+            SEQ = MethodHandles.lookup().findVarHandle(RecvBuffer.class, "seq", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final RecvBuffer[] slots;
+    private final int mask;
+    private final int capacity;
+    private final long[] counters = new long[COUNTER_LONGS];
+
+    /** An empty ring of {@code capacity} receives of up to {@code maxIov} segments, open. */
+    RecvRing(final int capacity, final int maxIov)
+    {
+        final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
+        this.slots = new RecvBuffer[physical];
+        for (int i = 0; i < physical; i++)
+        {
+            slots[i] = new RecvBuffer(maxIov);
+        }
+        this.mask = physical - 1;
+        this.capacity = capacity;
+    }
+
+    int capacity()
+    {
+        return capacity;
+    }
+
+    long head()
+    {
+        return (long) COUNTERS.getAcquire(counters, HEAD);
+    }
+
+    /** Positions claimed so far (published, being written, or holes). */
+    long tail()
+    {
+        return (long) COUNTERS.getVolatile(counters, TAIL) & ~CLOSED_BIT;
+    }
+
+    /** Receives posted and not yet taken (a snapshot; claims in flight count). */
+    int posted()
+    {
+        final long h = head();
+        return (int) Math.max(0, tail() - h);
+    }
+
+    boolean closed()
+    {
+        return ((long) COUNTERS.getVolatile(counters, TAIL) & CLOSED_BIT) != 0;
+    }
+
+    // ------------------------------------------------------------------ posters
+
+    /**
+     * Claims the next position: its buffer ({@link #slot}) is the caller's to fill and then
+     * {@link #publish}. Returns the position, {@link #FULL} or {@link #CLOSED}.
+     */
+    long claim()
+    {
+        while (true)
+        {
+            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+            if ((t & CLOSED_BIT) != 0)
+            {
+                return CLOSED;
+            }
+            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            {
+                final long h = head();
+                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+                if (t - h >= capacity)
+                {
+                    return FULL;
+                }
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
+            {
+                return t;
+            }
+        }
+    }
+
+    /**
+     * Claims the next position under the endpoint's lock, closed or not (a flush, which also
+     * takes the lock, then sees it). Returns the position or {@link #FULL}.
+     */
+    long claimLocked()
+    {
+        while (true)
+        {
+            final long raw = (long) COUNTERS.getVolatile(counters, TAIL);
+            final long t = raw & ~CLOSED_BIT;
+            if (t - head() >= capacity)
+            {
+                return FULL;
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, raw, raw + 1))
+            {
+                return t;
+            }
+        }
+    }
+
+    RecvBuffer slot(final long position)
+    {
+        return slots[(int) position & mask];
+    }
+
+    /** Publishes the receive of {@code position}, which the caller claimed and filled. */
+    void publish(final long position)
+    {
+        final RecvBuffer b = slots[(int) position & mask];
+        b.hole = false;
+        // release: the buffer before the sequence; the placer reads it with acquire
+        SEQ.setRelease(b, position + 1);
+    }
+
+    /** Gives back a claim whose triplets failed validation: undone if still the last, else a hole. */
+    void abandon(final long position)
+    {
+        final RecvBuffer b = slots[(int) position & mask];
+        b.local.clear();
+        if (COUNTERS.compareAndSet(counters, TAIL, position + 1, position))
+        {
+            return;
+        }
+        b.hole = true;
+        SEQ.setRelease(b, position + 1);
+    }
+
+    // ------------------------------------------------------------------ the placer
+
+    /**
+     * The posted receive at the head, or null if none is posted; holes are skipped. For the
+     * one thread placing into the endpoint (or a flush, the placer excluded).
+     */
+    RecvBuffer peek()
+    {
+        while (true)
+        {
+            final long h = head();
+            final RecvBuffer b = slots[(int) h & mask];
+            if ((long) SEQ.getAcquire(b) != h + 1)
+            {
+                if (tail() <= h)
+                {
+                    return null;
+                }
+                // claimed and being written: a post a few stores from publishing
+                settle(h, h + 1);
+                continue;
+            }
+            if (!b.hole)
+            {
+                return b;
+            }
+            COUNTERS.setRelease(counters, HEAD, h + 1);
+        }
+    }
+
+    /**
+     * The receive at the head is done with (its completion's fields read): its slot is free for
+     * a poster. The placer only.
+     */
+    void advance()
+    {
+        // release, one writer: a poster that reads the new head and reuses the slot comes after
+        // everything the placer read of it
+        COUNTERS.setRelease(counters, HEAD, (long) COUNTERS.getOpaque(counters, HEAD) + 1);
+    }
+
+    /** Waits until every position in {@code [from, to)} still in the ring is published (or given back). */
+    private void settle(final long from, final long to)
+    {
+        int spins = 0;
+        for (long p = from; p < to; p++)
+        {
+            while ((long) SEQ.getAcquire(slots[(int) p & mask]) != p + 1 && p < tail() && head() <= p)
+            {
+                if ((++spins & 0xFF) == 0)
+                {
+                    Thread.yield();
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ flush and resize (EP lock held)
+
+    /**
+     * Closes the ring to posters without the lock and waits until every position claimed before
+     * is published. Returns the tail: the receives in {@code [head, tail)} are all there are.
+     */
+    long close()
+    {
+        final long t = (long) COUNTERS.getAndBitwiseOr(counters, TAIL, CLOSED_BIT) & ~CLOSED_BIT;
+        settle(head(), t);
+        return tail();
+    }
+
+    /** Takes claims without the lock again. */
+    void reopen()
+    {
+        COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
+    }
+
+    /** Empties the ring (a flush took every receive in it). Closed; the placer excluded. */
+    void drop(final long tail)
+    {
+        COUNTERS.setRelease(counters, HEAD, tail);
+    }
+
+    /**
+     * A closed copy of this closed ring with room for {@code newCapacity} receives of up to
+     * {@code maxIov} segments, holding copies of the receives queued here, in order. Null if a queued
+     * receive has more segments than {@code maxIov}.
+     */
+    RecvRing moveTo(final int newCapacity, final int maxIov)
+    {
+        final long h = head();
+        final long t = tail();
+        final RecvRing next = new RecvRing(newCapacity, maxIov);
+        long to = 0;
+        for (long p = h; p < t; p++)
+        {
+            final RecvBuffer from = slot(p);
+            if (from.hole)
+            {
+                continue;
+            }
+            if (from.local.count > maxIov)
+            {
+                return null;
+            }
+            final RecvBuffer b = next.slot(to);
+            final Segments s = from.local;
+            for (int i = 0; i < s.count; i++)
+            {
+                b.local.regions[i] = s.regions[i];
+                b.local.offsets[i] = s.offsets[i];
+                b.local.lengths[i] = s.lengths[i];
+            }
+            b.local.count = s.count;
+            b.local.total = s.total;
+            b.cookie = from.cookie;
+            b.flags = from.flags;
+            next.publish(to);
+            to++;
+        }
+        next.counters[TAIL] = to | CLOSED_BIT;
+        return next;
+    }
+}
