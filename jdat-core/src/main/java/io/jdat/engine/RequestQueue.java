@@ -366,7 +366,11 @@ final class RequestQueue
     static void sent(final WorkRequest wr)
     {
         wr.state = WorkRequest.DONE;
-        wr.status = DtoStatus.SUCCESS;
+        if (wr.status != DtoStatus.SUCCESS)
+        {
+            // a slot keeps its last status (WorkRequest#reset): most of the time no store, no barrier
+            wr.status = DtoStatus.SUCCESS;
+        }
         wr.transferred = wr.local.total;
     }
 

@@ -48,14 +48,19 @@ final class WorkRequest extends OutboundMessage
         local = new Segments(maxIov);
     }
 
+    /**
+     * Empties the slot for its next post. The gather list and {@link #status} keep their
+     * references (no reference store on the hop where nothing changed, see
+     * {@link #emptyPayload}): the memory they name is the memory {@link #local}'s regions keep as
+     * the next post's guess anyway, and a status is always set before the slot is DONE.
+     */
     void reset()
     {
         local.clear();
-        clearPayload();
+        emptyPayload();
         rmr = null;
         bindRegion = null;
         bindLmr = null;
-        status = null;
         readsIssued = 0;
         readsDone = 0;
         transferred = 0;
@@ -75,7 +80,7 @@ final class WorkRequest extends OutboundMessage
         {
             describeSend(msn, solicited);
         }
-        clearPayload();
+        emptyPayload();
         for (int i = 0; i < local.count; i++)
         {
             addPayload(local.regions[i].memory, local.offsets[i], local.lengths[i]);

@@ -91,7 +91,25 @@ public class OutboundMessage
         return this;
     }
 
-    /** Appends {@code length} bytes of {@code memory} at {@code offset} to the gather list. */
+    /**
+     * Empties the gather list but keeps its references as they are, for a descriptor that is
+     * refilled with the same memory again and again (a pooled work request): {@link #addPayload}
+     * then stores no reference where the memory is the one already there. The memory stays
+     * reachable until the piece is overwritten; use {@link #clearPayload} where that matters.
+     */
+    public final OutboundMessage emptyPayload()
+    {
+        pieces = 0;
+        total = 0;
+        return this;
+    }
+
+    /**
+     * Appends {@code length} bytes of {@code memory} at {@code offset} to the gather list. The
+     * reference is stored only if it differs from the one left at that position (see
+     * {@link #emptyPayload}): a reference store into this long-lived array costs the collector's
+     * card-marking barrier, under G1 a full fence.
+     */
     public final OutboundMessage addPayload(final MemorySegment memory, final long offset, final long length)
     {
         if (pieces == pieceMemory.length)
@@ -101,7 +119,10 @@ public class OutboundMessage
             pieceOffset = Arrays.copyOf(pieceOffset, n);
             pieceLength = Arrays.copyOf(pieceLength, n);
         }
-        pieceMemory[pieces] = memory;
+        if (pieceMemory[pieces] != memory)
+        {
+            pieceMemory[pieces] = memory;
+        }
         pieceOffset[pieces] = offset;
         pieceLength[pieces] = length;
         pieces++;
