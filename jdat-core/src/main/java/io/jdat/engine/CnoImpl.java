@@ -110,6 +110,16 @@ final class CnoImpl extends EngineObject implements Cno
 
     void trigger(final EvdImpl evd)
     {
+        trigger(evd, true);
+    }
+
+    /**
+     * Wakes the waiters and calls the agent, on this thread if {@code mayCallAgent}, else on a
+     * thread of its own: a caller that holds an engine lock (an endpoint's, while a Send is placed
+     * or receives are flushed) must not run consumer code, which may wait for that endpoint.
+     */
+    void trigger(final EvdImpl evd, final boolean mayCallAgent)
+    {
         final OsWaitProxyAgent a;
         lock.lock();
         try
@@ -127,7 +137,15 @@ final class CnoImpl extends EngineObject implements Cno
         {
             lock.unlock();
         }
-        callAgent(a, evd);
+        if (mayCallAgent)
+        {
+            callAgent(a, evd);
+        }
+        else if (a != null && a.function() != null)
+        {
+            // rare (an agent is called once per arming): the allocation of a short-lived thread
+            Thread.ofVirtual().name("jdat-cno-agent").start(() -> callAgent(a, evd));
+        }
     }
 
     private static void callAgent(final OsWaitProxyAgent a, final EvdImpl evd)

@@ -205,7 +205,8 @@ final class Connection implements ConnectHandler, AcceptHandler
      * A whole Send from a sender's thread that holds its own endpoint's lock: {@link #placeSend}
      * or nothing. Not when the receive EVD has a CNO: its proxy agent runs on the placing thread,
      * and consumer code must not run under another endpoint's lock (it may wait for that
-     * endpoint). A CNO attached while the Send is being placed is the one window left. The
+     * endpoint). A CNO attached while the Send is being placed has its agent called on a
+     * thread of its own ({@link CnoImpl#trigger(EvdImpl, boolean)}). The
      * channel's claim orders this against {@link #close} ({@link Channel#awaitPlacing}).
      */
     @Override
@@ -271,8 +272,9 @@ final class Connection implements ConnectHandler, AcceptHandler
             received = at + len;
             if (last)
             {
-                // a message of one segment is never in progress: current stays null
-                ep.recvs.finish(this, b, solicited);
+                // a message of one segment is never in progress: current stays null; a poster
+                // placing its own Send holds its endpoint's lock (claimed)
+                ep.recvs.finish(this, b, solicited, !claimed);
             }
             else
             {
@@ -366,7 +368,7 @@ final class Connection implements ConnectHandler, AcceptHandler
                     received += len;
                     if (last)
                     {
-                        ep.recvs.finish(this, b, solicited);
+                        ep.recvs.finish(this, b, solicited, false);
                     }
                 }
             }

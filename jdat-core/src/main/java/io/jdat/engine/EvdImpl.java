@@ -122,22 +122,33 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final boolean notify, final SrqImpl srq)
     {
+        return postDto(ep, cookie, status, length, notify, srq, true);
+    }
+
+    /**
+     * {@link #postDto(EpImpl, long, DtoStatus, long, boolean, SrqImpl)} from a thread that holds an
+     * engine lock when {@code mayCallAgent} is false: a CNO's proxy agent, consumer code, then
+     * runs on a thread of its own ({@link CnoImpl#trigger(EvdImpl, boolean)}).
+     */
+    boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
+        final boolean notify, final SrqImpl srq, final boolean mayCallAgent)
+    {
         final boolean notifies = notify || status != DtoStatus.SUCCESS;
         final EventRing r = ring;
         final long p = notifies || r.counting() ? r.claim() : EventRing.CLOSED;
         if (p < 0)
         {
-            return postDtoLocked(ep, cookie, status, length, notifies, srq);
+            return postDtoLocked(ep, cookie, status, length, notifies, srq, mayCallAgent);
         }
         fillDto(r.entry(p), ep, cookie, status, length, srq);
         r.publish(p, notifies);
-        afterCommit(notifies);
+        afterCommit(notifies, mayCallAgent);
         return true;
     }
 
     /** A DTO completion when the ring is full, resized or gone. */
     private boolean postDtoLocked(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
-        final boolean notifies, final SrqImpl srq)
+        final boolean notifies, final SrqImpl srq, final boolean mayCallAgent)
     {
         Locks.lock(lock);
         try
@@ -158,7 +169,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             unlockAndReport();
         }
-        afterCommit(notifies);
+        afterCommit(notifies, mayCallAgent);
         return true;
     }
 
@@ -346,6 +357,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Wakes the waiter or triggers the CNO, outside the lock. */
     private void afterCommit(final boolean notify)
     {
+        afterCommit(notify, true);
+    }
+
+    /** {@link #afterCommit(boolean)}; a CNO's agent runs on a thread of its own unless {@code mayCallAgent}. */
+    private void afterCommit(final boolean notify, final boolean mayCallAgent)
+    {
         final Thread w = waiter;
         if (w != null && waitable)
         {
@@ -359,7 +376,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final CnoImpl c = cno;
         if (notify && c != null && enabled)
         {
-            c.trigger(this);
+            c.trigger(this, mayCallAgent);
         }
     }
 

@@ -161,8 +161,19 @@ final class RecvQueue
         r.publish(p);
     }
 
+    /** Posts a receive's completion from a caller that holds the endpoint's lock. */
     void complete(final long cookie, final int flags, final DtoStatus status, final long length,
         final boolean solicited, final SrqImpl fromSrq)
+    {
+        complete(cookie, flags, status, length, solicited, fromSrq, false);
+    }
+
+    /**
+     * Posts a receive's completion to the receive EVD; {@code unlocked}: the caller holds no
+     * engine lock, so a CNO's agent may run on its thread.
+     */
+    void complete(final long cookie, final int flags, final DtoStatus status, final long length,
+        final boolean solicited, final SrqImpl fromSrq, final boolean unlocked)
     {
         final EvdImpl e = ep.recvEvd;
         final boolean notify = switch (ep.attr.recvCompletionFlags)
@@ -171,7 +182,7 @@ final class RecvQueue
             case CompletionFlags.UNSIGNALLED_FLAG -> fromSrq != null || (flags & CompletionFlags.UNSIGNALLED_FLAG) == 0;
             default -> true;
         };
-        if (e == null || !e.postDto(ep, cookie, status, length, notify, fromSrq))
+        if (e == null || !e.postDto(ep, cookie, status, length, notify, fromSrq, unlocked))
         {
             if (fromSrq != null)
             {
@@ -247,7 +258,8 @@ final class RecvQueue
         return c != null && c.current != null ? 1 : 0;
     }
 
-    void finish(final Connection c, final RecvBuffer b, final boolean solicited)
+    /** A Send's last segment is placed in {@code b}; {@code unlocked}: the placer holds no engine lock. */
+    void finish(final Connection c, final RecvBuffer b, final boolean solicited, final boolean unlocked)
     {
         c.current = null;
         c.expectedSendMsn++;
@@ -258,7 +270,7 @@ final class RecvQueue
             // and reposts at once must find a free buffer
             final long cookie = b.cookie;
             ep.srq.completed(b);
-            complete(cookie, 0, DtoStatus.SUCCESS, length, solicited, ep.srq);
+            complete(cookie, 0, DtoStatus.SUCCESS, length, solicited, ep.srq, unlocked);
         }
         else
         {
@@ -270,7 +282,7 @@ final class RecvQueue
             // the poster that reuses the slot after reaping this completion sees it through the
             // completion's own publication
             ring.advance();
-            complete(cookie, flags, DtoStatus.SUCCESS, length, solicited, null);
+            complete(cookie, flags, DtoStatus.SUCCESS, length, solicited, null, unlocked);
         }
     }
 }
