@@ -458,10 +458,17 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         if (resizing || ring != r)
         {
-            // dat_evd_resize is moving the events: wait for it, then look again
+            // dat_evd_resize is moving the events: wait for it, then look again under the lock,
+            // or a resize that follows could move them away from under this look as well
             Locks.lock(lock);
-            lock.unlock();
-            return ring.take(event, this, 1, false) >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+            try
+            {
+                return ring.take(event, this, 1, false) >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+            }
+            finally
+            {
+                lock.unlock();
+            }
         }
         return DatStatus.QUEUE_EMPTY;
     }
@@ -561,8 +568,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     }
                     waiterParked = true;
                     waiterInTransport = ia.pollsInline;
-                    // re-check after announcing the park, so a producer cannot miss us
-                    if (!ready(threshold) && !aborted && waitable)
+                    // re-check after announcing the park, so a producer cannot miss us; a ring
+                    // that a resize is moving may look empty: no park until the resize is done
+                    // (it looks for a parked waiter once it is)
+                    if (!ready(threshold) && !resizing && !aborted && waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
                         if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
@@ -574,7 +583,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                                 polling = false;
                                 ia.port().pollingStopped();
                             }
-                            if (!ready(threshold) && !aborted && waitable)
+                            if (!ready(threshold) && !resizing && !aborted && waitable)
                             {
                                 if (infinite)
                                 {
@@ -859,6 +868,18 @@ final class EvdImpl extends EngineObject implements EventDispatcher
 
     @Override
     public void resize(final int evdMinQlen)
+    {
+        resizeLocked(evdMinQlen);
+        // a waiter that looked at the old ring while the events were on their way may have
+        // parked (it announced itself before it looked): let it look again
+        final Thread w = waiter;
+        if (w != null && waiterParked)
+        {
+            wake(w);
+        }
+    }
+
+    private void resizeLocked(final int evdMinQlen)
     {
         synchronized (ia.lock)
         {
