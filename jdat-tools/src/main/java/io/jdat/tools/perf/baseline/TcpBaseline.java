@@ -19,11 +19,12 @@ import java.nio.channels.SocketChannel;
  * The {@code tcp} baseline: the same bytes over one plain Java TCP connection between the same
  * two processes ({@code SocketChannel}, {@code TCP_NODELAY}): ping-pong for latency, a stream for
  * bandwidth. Each end waits the way jdat's thread on that side of the row does: where jdat polls
- * (the client in bandwidth rows, the server when it receives Sends, both in latency rows with
+ * (the client in bandwidth rows, the server when it receives Sends, both ends of every row with
  * {@code --inline-poll}) the socket is non-blocking and busy-polled, the fastest way plain Java
  * moves bytes over TCP; where jdat's thread blocks in {@code dat_evd_wait} (latency rows without
- * {@code --inline-poll}, and the server of one-way RDMA Write and Read rows, which only waits for
- * the client's CHECK while the transport places the data) the socket blocks in read and write.
+ * {@code --inline-poll}, and without it the server of one-way RDMA Write and Read rows, which only
+ * waits for the client's CHECK while the transport places the data) the socket blocks in read and
+ * write.
  * The server listens on a fresh port for each measurement and tells the client in READY.
  */
 public final class TcpBaseline implements Baseline
