@@ -1,0 +1,88 @@
+package io.jdat.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The receive ring's rules, one step at a time: a claim still being written holds back the
+ * placer and a flush (a post that returned behind it must not be missed), a full ring refuses a
+ * claim, a closed ring sends posters to the endpoint's lock, and a claim given back leaves no
+ * receive behind.
+ */
+class RecvRingTest
+{
+    /** How long a look that must wait is given to (wrongly) return. */
+    private static final long WAIT_MS = 200;
+
+    @Test
+    void thePlacerWaitsForAClaimAheadOfAPublishedReceive() throws Exception
+    {
+        final RecvRing r = new RecvRing(4, 1);
+        final long first = r.claim();
+        final long second = r.claim();
+        assertEquals(0, first);
+        assertEquals(1, second);
+        // the second post returned; the first is still being written
+        r.publish(second);
+        final CompletableFuture<RecvBuffer> head = CompletableFuture.supplyAsync(r::peek);
+        Thread.sleep(WAIT_MS);
+        assertFalse(head.isDone(), "the placer looked past a claim in flight: " + head.getNow(null));
+        r.publish(first);
+        assertSame(r.slot(first), head.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aFlushWaitsForEveryClaimInFlightAndThenSendsPostersToTheLock() throws Exception
+    {
+        final RecvRing r = new RecvRing(4, 1);
+        r.publish(r.claim());
+        final long inFlight = r.claim();
+        final CompletableFuture<Long> closed = CompletableFuture.supplyAsync(r::close);
+        Thread.sleep(WAIT_MS);
+        assertFalse(closed.isDone(), "the flush did not wait for a claim in flight");
+        r.publish(inFlight);
+        assertEquals(2, closed.get(5, TimeUnit.SECONDS));
+        assertEquals(RecvRing.CLOSED, r.claim());
+        assertEquals(2, r.claimLocked());
+        r.reopen();
+        assertEquals(3, r.claim());
+    }
+
+    @Test
+    void aFullRingRefusesAClaimUntilThePlacerTakesOne()
+    {
+        final RecvRing r = new RecvRing(3, 1);
+        for (int i = 0; i < 3; i++)
+        {
+            r.publish(r.claim());
+        }
+        assertEquals(RecvRing.FULL, r.claim());
+        assertSame(r.slot(0), r.peek());
+        r.advance();
+        assertEquals(3, r.claim());
+    }
+
+    @Test
+    void aClaimGivenBackLeavesNoReceive()
+    {
+        final RecvRing r = new RecvRing(4, 1);
+        // the last claim: undone
+        r.abandon(r.claim());
+        assertEquals(0, r.posted());
+        assertNull(r.peek());
+        // not the last: a hole the placer steps over
+        final long hole = r.claim();
+        final long next = r.claim();
+        r.abandon(hole);
+        r.publish(next);
+        assertSame(r.slot(next), r.peek());
+        assertTrue(r.head() == next, "the head stepped over the hole");
+    }
+}
