@@ -57,7 +57,7 @@ final class RecvQueue
         {
             // the ring stays closed: the next post reopens it under the lock
             throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
-                "a posted receive has more segments than the new max_recv_iov");
+                "the posted receives do not fit the new max_recv_dtos or max_recv_iov");
         }
         ring = next;
     }

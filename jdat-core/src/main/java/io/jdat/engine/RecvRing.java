@@ -270,13 +270,18 @@ final class RecvRing
 
     /**
      * A closed copy of this closed ring with room for {@code newCapacity} receives of up to
-     * {@code maxIov} segments, holding copies of the receives queued here, in order. Null if a queued
-     * receive has more segments than {@code maxIov}.
+     * {@code maxIov} segments, holding copies of the receives queued here, in order. Null if they do not
+     * fit: more of them than {@code newCapacity}, or one with more segments than {@code maxIov}.
      */
     RecvRing moveTo(final int newCapacity, final int maxIov)
     {
         final long h = head();
         final long t = tail();
+        if (t - h > newCapacity)
+        {
+            // posted beside the caller's check, before the ring closed
+            return null;
+        }
         final RecvRing next = new RecvRing(newCapacity, maxIov);
         long to = 0;
         for (long p = h; p < t; p++)

@@ -70,6 +70,28 @@ class RecvRingTest
     }
 
     @Test
+    void aResizeRefusesReceivesThatDoNotFitAndKeepsTheOrderOfThoseThatDo()
+    {
+        final RecvRing r = new RecvRing(4, 1);
+        for (int i = 0; i < 3; i++)
+        {
+            final long p = r.claim();
+            r.slot(p).cookie = 10 + i;
+            r.publish(p);
+        }
+        r.close();
+        // three receives posted (one beside dat_ep_modify's own check) do not fit two slots
+        assertNull(r.moveTo(2, 1));
+        final RecvRing next = r.moveTo(3, 1);
+        assertEquals(3, next.posted());
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(10 + i, next.peek().cookie);
+            next.advance();
+        }
+    }
+
+    @Test
     void aClaimGivenBackLeavesNoReceive()
     {
         final RecvRing r = new RecvRing(4, 1);
