@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * few cores a spinning I/O thread takes the core the peer process needs to answer.
  *
  * <p>A consumer whose {@code dat_evd_wait} spin ended without its event goes on moving the rings
- * itself ({@link #awaitProgress}), in the I/O thread's backoff (spin, yield, then timed parks),
+ * itself ({@link #awaitProgress}), in a backoff of its own (spin, yield, then timed parks),
  * while the I/O thread stays aside. A process cannot unpark a thread of another, so a waiter that
  * parked was woken by its I/O thread once that saw the answer: two scheduler wake-ups per message,
  * each longer than the peer's spin on a small or loaded machine, and once one side parked both
@@ -106,7 +106,7 @@ final class ShmPort extends ThreadedPort
         this.transport = transport;
         this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
         ShmDirectory.sweep(dir);
-        this.waitIdle = transport.backoff.newState();
+        this.waitIdle = transport.waitBackoff.newState();
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-shm-" + context.iaName() + "-" + context.instanceId() + "-io");
         io.start();
@@ -271,8 +271,8 @@ final class ShmPort extends ThreadedPort
     /**
      * A waiter whose spin ended moves the rings on its own thread instead of parking, for at most
      * {@code nanos}: it returns once a round did work (the answer may be placed), when an event
-     * came from elsewhere ({@link #wakeWaiter}), or when the time is up. Between rounds it spins,
-     * yields, then parks for growing times up to {@code idle_park_max_ns}, as the I/O thread would
+     * came from elsewhere ({@link #wakeWaiter}), or when the time is up. Between rounds it spins
+     * ({@code wait_spin_ns}), yields, then parks for growing times up to {@code idle_park_max_ns}
      * (every round after a park is a full one: liveness and deadlines). Its polls keep the I/O
      * thread aside. False at once, having waited for nothing, when another thread waits here or
      * {@code wait_polls=false}.

@@ -44,6 +44,11 @@ import java.nio.file.Path;
  *   <li>{@code wait_polls}: a consumer whose {@code dat_evd_wait} spin ended moves the rings
  *       itself, backing off as the I/O thread does, instead of parking until the I/O thread finds
  *       its answer and wakes it (default true; false: it parks)</li>
+ *   <li>{@code wait_spin_ns}: how long such a waiter spins on before it yields (default 0: it spun
+ *       {@code dat_evd_wait}'s {@code evd_spin_us} already; then {@code idle_yield_ns} of yielding
+ *       and the I/O thread's parks). When the two sides of a ping-pong share one core (the other
+ *       taken by another process), every microsecond this thread spins is one its peer cannot run
+ *       to answer: at 200000 a half round trip took 223 µs, at 20000 about 43</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
  *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
@@ -68,6 +73,8 @@ final class ShmTransport implements Transport
     final int ringSize;
     final int maxChunk;
     final Backoff backoff;
+    /** How a waiter in {@code dat_evd_wait} whose spin ended waits on ({@link ShmPort#awaitProgress}). */
+    final Backoff waitBackoff;
     final long pollGraceNanos;
     final long pollAsideMaxNanos;
     /** Whether a waiter whose spin ended moves the rings itself ({@code wait_polls}). */
@@ -118,6 +125,8 @@ final class ShmTransport implements Transport
             config.bounded("idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
             config.bounded("idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
             config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
+        this.waitBackoff = new Backoff(config.bounded("wait_spin_ns", 0, 0, Long.MAX_VALUE),
+            backoff.yieldNanos(), backoff.minParkNs(), backoff.maxParkNs());
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
         final String wp = config.get("wait_polls");

@@ -39,6 +39,10 @@
  * than spin beside it; it takes over again when the consumer parks in {@code dat_evd_wait} or has
  * not polled for {@code poll_grace_ns} (a time that doubles while polls go on, up to
  * {@code poll_aside_max_ns}, so that the I/O thread seldom takes a core from a polling thread).
+ * A consumer whose {@code dat_evd_wait} spin ended does not park either: it goes on moving the
+ * rings in the same backoff ({@code ShmPort.awaitProgress}), so that the answer of a peer process,
+ * which cannot unpark it, finds it runnable or wakes it by its own timer, not through the I/O
+ * thread's wake-up.
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
  * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after
