@@ -140,7 +140,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             return postDtoLocked(ep, cookie, status, length, notifies, srq, mayCallAgent);
         }
-        fillDto(r.entry(p), ep, cookie, status, length, srq);
+        r.entry(p).fillDto(ep, cookie, status, length, srq);
         r.publish(p, notifies);
         afterCommit(notifies, mayCallAgent);
         return true;
@@ -162,7 +162,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return overflow();
             }
-            fillDto(ring.entry(p), ep, cookie, status, length, srq);
+            ring.entry(p).fillDto(ep, cookie, status, length, srq);
             commit(p, notifies);
         }
         finally
@@ -171,29 +171,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         afterCommit(notifies, mayCallAgent);
         return true;
-    }
-
-    private static void fillDto(final EventRing.Entry e, final EpImpl ep, final long cookie, final DtoStatus status,
-        final long length, final SrqImpl srq)
-    {
-        e.kind = EventRing.KIND_DTO;
-        e.number = EventNumber.DTO_COMPLETION_EVENT.value();
-        // references only where they change: each store into the long-lived record costs a
-        // card-marking barrier, and the endpoint and the status are mostly those of the last event
-        if (e.handle != ep)
-        {
-            e.handle = ep;
-        }
-        e.cookie = cookie;
-        if (e.status != status)
-        {
-            e.status = status;
-        }
-        e.length = length;
-        if (e.srq != srq)
-        {
-            e.srq = srq;
-        }
     }
 
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)
@@ -728,7 +705,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // not an overflow: the consumer is told and nothing is lost
             return DatStatus.QUEUE_FULL;
         }
-        fillSoftware(r.entry(p), event);
+        r.entry(p).fillSoftware(event.software.pointer);
         r.publish(p, true);
         afterCommit(true);
         return DatStatus.SUCCESS;
@@ -744,7 +721,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return DatStatus.QUEUE_FULL;
             }
-            fillSoftware(ring.entry(p), event);
+            ring.entry(p).fillSoftware(event.software.pointer);
             commit(p, true);
         }
         finally
@@ -753,13 +730,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         afterCommit(true);
         return DatStatus.SUCCESS;
-    }
-
-    private static void fillSoftware(final EventRing.Entry e, final DatEvent event)
-    {
-        e.kind = EventRing.KIND_SOFTWARE;
-        e.number = EventNumber.SOFTWARE_EVENT.value();
-        e.extra = event.software.pointer;
     }
 
     // ------------------------------------------------------------------ control

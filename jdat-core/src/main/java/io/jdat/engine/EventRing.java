@@ -4,6 +4,7 @@ import io.jdat.DatEvent;
 import io.jdat.DatHandle;
 import io.jdat.DtoCompletionEventData;
 import io.jdat.DtoStatus;
+import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
 import java.lang.invoke.MethodHandles;
@@ -92,6 +93,37 @@ final class EventRing
         int reason;
         /** Position + 1 once published; written with release, read with acquire. */
         volatile long seq;
+
+        /** A DTO completion of {@code ep}'s request or receive. */
+        void fillDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length, final SrqImpl srq)
+        {
+            kind = KIND_DTO;
+            number = EventNumber.DTO_COMPLETION_EVENT.value();
+            // references only where they change: each store into the long-lived record costs a
+            // card-marking barrier, and the endpoint and the status are mostly those of the last event
+            if (handle != ep)
+            {
+                handle = ep;
+            }
+            this.cookie = cookie;
+            if (this.status != status)
+            {
+                this.status = status;
+            }
+            this.length = length;
+            if (this.srq != srq)
+            {
+                this.srq = srq;
+            }
+        }
+
+        /** A software event ({@code dat_evd_post_se}) carrying the consumer's pointer. */
+        void fillSoftware(final Object pointer)
+        {
+            kind = KIND_SOFTWARE;
+            number = EventNumber.SOFTWARE_EVENT.value();
+            extra = pointer;
+        }
 
         void clear()
         {
