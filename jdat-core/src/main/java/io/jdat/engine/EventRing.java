@@ -7,8 +7,6 @@ import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * An EVD's completion ring: preallocated event records that producers fill and consumers take
@@ -51,7 +49,7 @@ import java.lang.invoke.VarHandle;
  * its lock as a resize does, into a ring of the same length that counts notifications on both
  * sides (two more atomic additions per notifying event), and keeps that ring.
  */
-final class EventRing
+final class EventRing extends ClaimedRing
 {
     static final int KIND_DTO = 1;
     static final int KIND_RMR_BIND = 2;
@@ -60,21 +58,9 @@ final class EventRing
     static final int KIND_ASYNC = 5;
     static final int KIND_SOFTWARE = 6;
 
-    private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final int HEAD = 16;
+    // beside the consumers' head and the producers' tail (ClaimedRing's counters)
     private static final int CONSUMED_NOTIFY = 17;
-    private static final int TAIL = 32;
     private static final int PRODUCED_NOTIFY = 33;
-    /** The producers' last look at {@code head}: the real one is read only when the ring looks full. */
-    private static final int HEAD_CACHE = 34;
-    private static final int COUNTER_LONGS = 48;
-    /** Set in {@code tail} once the ring takes no more claims (a resize moved it, or the EVD is gone). */
-    private static final long CLOSED_BIT = 1L << 62;
-
-    /** {@link #claim}: no room. */
-    static final long FULL = -1;
-    /** {@link #claim}: the ring takes no more events (resized or destroyed): ask the EVD under its lock. */
-    static final long CLOSED = -2;
 
     /** One queued event; records are reused, never allocated on the hot path. */
     static final class Entry
@@ -137,10 +123,8 @@ final class EventRing
 
     private final Entry[] slots;
     private final int mask;
-    private final int capacity;
     /** Whether events that do not notify may be queued, so notifications are counted. */
     private final boolean counting;
-    private final long[] counters = new long[COUNTER_LONGS];
 
     /** A ring for events that all notify (nothing counted). */
     EventRing(final int capacity)
@@ -150,6 +134,7 @@ final class EventRing
 
     EventRing(final int capacity, final boolean counting)
     {
+        super(capacity);
         this.counting = counting;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new Entry[physical];
@@ -159,29 +144,12 @@ final class EventRing
             slots[i].seq = i - physical + 1;
         }
         this.mask = physical - 1;
-        this.capacity = capacity;
-    }
-
-    int capacity()
-    {
-        return capacity;
     }
 
     /** Whether this ring takes events that do not notify (and counts those that do). */
     boolean counting()
     {
         return counting;
-    }
-
-    private long head()
-    {
-        return (long) COUNTERS.getVolatile(counters, HEAD);
-    }
-
-    /** Positions claimed so far (published or being written). */
-    private long tail()
-    {
-        return (long) COUNTERS.getVolatile(counters, TAIL) & ~CLOSED_BIT;
     }
 
     /** Whether the record of position {@code p} is published. */
@@ -256,36 +224,6 @@ final class EventRing
 
     // ------------------------------------------------------------------ producers (any thread)
 
-    /**
-     * Claims the next position: its record ({@link #entry}) is the caller's to fill and then
-     * {@link #publish}. Returns the position, {@link #FULL} or {@link #CLOSED}. One
-     * compare-and-set; no lock.
-     */
-    long claim()
-    {
-        while (true)
-        {
-            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
-            if ((t & CLOSED_BIT) != 0)
-            {
-                return CLOSED;
-            }
-            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
-            {
-                final long h = head();
-                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-                if (t - h >= capacity)
-                {
-                    return FULL;
-                }
-            }
-            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
-            {
-                return t;
-            }
-        }
-    }
-
     /** The record of a claimed position. */
     Entry entry(final long position)
     {
@@ -317,14 +255,7 @@ final class EventRing
      */
     void close()
     {
-        final long t = (long) COUNTERS.getAndBitwiseOr(counters, TAIL, CLOSED_BIT) & ~CLOSED_BIT;
-        settle(head(), t);
-    }
-
-    /** Takes claims again after a {@link #close} for a resize that was refused. EVD lock held. */
-    void reopen()
-    {
-        COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
+        settle(head(), closeToClaims());
     }
 
     // ------------------------------------------------------------------ consumers (no lock)

@@ -31,22 +31,9 @@ import java.lang.invoke.VarHandle;
  * until every position claimed before is published: nothing posted before it is missed, and
  * every post after it goes to the endpoint's lock, where the endpoint's state decides.
  */
-final class RecvRing
+final class RecvRing extends ClaimedRing
 {
-    private static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle SEQ;
-    private static final int HEAD = 16;
-    private static final int TAIL = 32;
-    /** The posters' last look at {@code head}: the real one is read only when the ring looks full. */
-    private static final int HEAD_CACHE = 33;
-    private static final int COUNTER_LONGS = 48;
-    /** Set in {@code tail} while the ring takes no claims without the endpoint's lock. */
-    private static final long CLOSED_BIT = 1L << 62;
-
-    /** {@link #claim}: no room. */
-    static final long FULL = -1;
-    /** {@link #claim}: closed; post under the endpoint's lock. */
-    static final long CLOSED = -2;
 
     static
     {
@@ -62,12 +49,11 @@ final class RecvRing
 
     private final RecvBuffer[] slots;
     private final int mask;
-    private final int capacity;
-    private final long[] counters = new long[COUNTER_LONGS];
 
     /** An empty ring of {@code capacity} receives of up to {@code maxIov} segments, open. */
     RecvRing(final int capacity, final int maxIov)
     {
+        super(capacity);
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new RecvBuffer[physical];
         for (int i = 0; i < physical; i++)
@@ -75,23 +61,6 @@ final class RecvRing
             slots[i] = new RecvBuffer(maxIov);
         }
         this.mask = physical - 1;
-        this.capacity = capacity;
-    }
-
-    int capacity()
-    {
-        return capacity;
-    }
-
-    long head()
-    {
-        return (long) COUNTERS.getAcquire(counters, HEAD);
-    }
-
-    /** Positions claimed so far (published, being written, or holes). */
-    long tail()
-    {
-        return (long) COUNTERS.getVolatile(counters, TAIL) & ~CLOSED_BIT;
     }
 
     /** Receives posted and not yet taken (a snapshot; claims in flight count). */
@@ -101,41 +70,7 @@ final class RecvRing
         return (int) Math.max(0, tail() - h);
     }
 
-    boolean closed()
-    {
-        return ((long) COUNTERS.getVolatile(counters, TAIL) & CLOSED_BIT) != 0;
-    }
-
     // ------------------------------------------------------------------ posters
-
-    /**
-     * Claims the next position: its buffer ({@link #slot}) is the caller's to fill and then
-     * {@link #publish}. Returns the position, {@link #FULL} or {@link #CLOSED}.
-     */
-    long claim()
-    {
-        while (true)
-        {
-            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
-            if ((t & CLOSED_BIT) != 0)
-            {
-                return CLOSED;
-            }
-            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
-            {
-                final long h = head();
-                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-                if (t - h >= capacity)
-                {
-                    return FULL;
-                }
-            }
-            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
-            {
-                return t;
-            }
-        }
-    }
 
     /**
      * Claims the next position under the endpoint's lock, closed or not (a flush, which also
@@ -251,15 +186,8 @@ final class RecvRing
      */
     long close()
     {
-        final long t = (long) COUNTERS.getAndBitwiseOr(counters, TAIL, CLOSED_BIT) & ~CLOSED_BIT;
-        settle(head(), t);
+        settle(head(), closeToClaims());
         return tail();
-    }
-
-    /** Takes claims without the lock again. */
-    void reopen()
-    {
-        COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
     }
 
     /** Empties the ring (a flush took every receive in it). Closed; the placer excluded. */

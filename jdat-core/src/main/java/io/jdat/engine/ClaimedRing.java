@@ -1,0 +1,104 @@
+package io.jdat.engine;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * What the engine's lock-free rings share ({@link EventRing}, {@link RecvRing}): any thread claims
+ * the next position with one compare-and-set of {@code tail}; the consumer side moves
+ * {@code head}; a bit in {@code tail} closes the ring to claims while its owner, under its lock,
+ * moves or empties it (a resize, a flush, a destroy).
+ *
+ * <pre>
+ *   counters  [16] head        the consumer side's line
+ *             [32] tail        the claimers' line (bit 62: closed); 128 bytes from head
+ *             [34] head cache  the claimers' last look at head: the real one is read only when
+ *                              the ring looks full
+ *             other indices are the subclass's own (kept off these two lines' neighbours' use)
+ * </pre>
+ */
+abstract class ClaimedRing
+{
+    static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
+    static final int HEAD = 16;
+    static final int TAIL = 32;
+    private static final int HEAD_CACHE = 34;
+    private static final int COUNTER_LONGS = 48;
+    /** Set in {@code tail} while the ring takes no claims. */
+    static final long CLOSED_BIT = 1L << 62;
+
+    /** {@link #claim}: no room. */
+    static final long FULL = -1;
+    /** {@link #claim}: closed; the caller goes to the ring owner's lock. */
+    static final long CLOSED = -2;
+
+    final long[] counters = new long[COUNTER_LONGS];
+    final int capacity;
+
+    ClaimedRing(final int capacity)
+    {
+        this.capacity = capacity;
+    }
+
+    final int capacity()
+    {
+        return capacity;
+    }
+
+    final long head()
+    {
+        return (long) COUNTERS.getVolatile(counters, HEAD);
+    }
+
+    /** Positions claimed so far (published, being written, or holes). */
+    final long tail()
+    {
+        return (long) COUNTERS.getVolatile(counters, TAIL) & ~CLOSED_BIT;
+    }
+
+    final boolean closed()
+    {
+        return ((long) COUNTERS.getVolatile(counters, TAIL) & CLOSED_BIT) != 0;
+    }
+
+    /**
+     * Claims the next position: its record is the caller's to fill and then publish. Returns the
+     * position, {@link #FULL} or {@link #CLOSED}. One compare-and-set; no lock.
+     */
+    final long claim()
+    {
+        while (true)
+        {
+            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+            if ((t & CLOSED_BIT) != 0)
+            {
+                return CLOSED;
+            }
+            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            {
+                final long h = head();
+                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+                if (t - h >= capacity)
+                {
+                    return FULL;
+                }
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
+            {
+                return t;
+            }
+        }
+    }
+
+    /** Sets the closed bit; returns the tail at that moment (every claim before it is below). */
+    final long closeToClaims()
+    {
+        return (long) COUNTERS.getAndBitwiseOr(counters, TAIL, CLOSED_BIT) & ~CLOSED_BIT;
+    }
+
+    /** Takes claims again after a close. Owner's lock held. */
+    final void reopen()
+    {
+        COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
+    }
+}
