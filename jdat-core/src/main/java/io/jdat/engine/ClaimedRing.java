@@ -22,7 +22,7 @@ abstract class ClaimedRing
     static final VarHandle COUNTERS = MethodHandles.arrayElementVarHandle(long[].class);
     static final int HEAD = 16;
     static final int TAIL = 32;
-    private static final int HEAD_CACHE = 34;
+    static final int HEAD_CACHE = 34;
     private static final int COUNTER_LONGS = 48;
     /** Set in {@code tail} while the ring takes no claims. */
     static final long CLOSED_BIT = 1L << 62;

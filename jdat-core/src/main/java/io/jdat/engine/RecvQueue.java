@@ -38,7 +38,13 @@ final class RecvQueue
 
     private RecvRing newRing(final EpAttr a)
     {
-        return new RecvRing(ep.srq != null ? 0 : Math.max(0, a.maxRecvDtos), a.maxRecvIov);
+        return new RecvRing(ep.srq != null ? 0 : Math.max(0, a.maxRecvDtos), a.maxRecvIov, ep.ia.singleWriter);
+    }
+
+    /** Whether posts claim with plain stores (a single-writer IA). */
+    boolean singleWriter()
+    {
+        return ring.singleWriter;
     }
 
     /** Receives posted and not yet taken by a Send (a snapshot). */
@@ -83,18 +89,25 @@ final class RecvQueue
                 + "to be UNSIGNALLED");
         }
         final RecvRing r = ring;
-        final long p = r.claim();
-        if (p == RecvRing.CLOSED)
+        if (r.singleWriter)
         {
-            postLocked(numSegments, iov, userCookie, flags);
+            postSingle(r, numSegments, iov, userCookie, flags);
         }
         else
         {
-            if (p == RecvRing.FULL)
+            final long p = r.claim();
+            if (p == RecvRing.CLOSED)
             {
-                throw full(r);
+                postLocked(numSegments, iov, userCookie, flags);
             }
-            fill(r, p, numSegments, iov, userCookie, flags);
+            else
+            {
+                if (p == RecvRing.FULL)
+                {
+                    throw full(r);
+                }
+                fill(r, p, numSegments, iov, userCookie, flags);
+            }
         }
         if (!everPosted)
         {
@@ -106,34 +119,94 @@ final class RecvQueue
         }
     }
 
+    /**
+     * dat_ep_post_recv on a single-writer IA: no atomic read-modify-write (see {@link RecvRing}).
+     * A post that raced a close asks it, under the endpoint's lock, whether it took the receive.
+     */
+    private void postSingle(final RecvRing r, final int numSegments, final LmrTriplet[] iov, final long userCookie,
+        final int flags)
+    {
+        final long p = r.reserve();
+        if (p == RecvRing.CLOSED)
+        {
+            postLocked(numSegments, iov, userCookie, flags);
+            return;
+        }
+        if (p == RecvRing.FULL)
+        {
+            throw full(r);
+        }
+        final RecvBuffer b = r.slot(p);
+        try
+        {
+            b.local.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
+        }
+        catch (final RuntimeException e)
+        {
+            // nothing was claimed
+            b.local.clear();
+            throw e;
+        }
+        b.cookie = userCookie;
+        b.flags = flags;
+        final boolean open = r.commit(p);
+        // published even if a close came: a close that took it waits for it
+        r.publish(p);
+        if (open)
+        {
+            return;
+        }
+        Locks.lock(ep.lock);
+        try
+        {
+            if (p < r.closedAt())
+            {
+                // flushed with the rest, or moved into a resized ring
+                return;
+            }
+            r.retract(p);
+            postUnderLock(numSegments, iov, userCookie, flags);
+        }
+        finally
+        {
+            ep.lock.unlock();
+        }
+    }
+
     /** A post that found the ring closed: the endpoint's state decides, under its lock. */
     private void postLocked(final int numSegments, final LmrTriplet[] iov, final long userCookie, final int flags)
     {
         Locks.lock(ep.lock);
         try
         {
-            if (ep.state == EpState.DISCONNECTED)
-            {
-                scratch.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
-                scratch.clear();
-                everPosted = true;
-                complete(userCookie, flags, DtoStatus.ERR_FLUSHED, 0, false, null);
-                return;
-            }
-            // a flush (or a resize) closed it and the endpoint lives on: posters may claim again
-            final RecvRing r = ring;
-            r.reopen();
-            final long p = r.claimLocked();
-            if (p == RecvRing.FULL)
-            {
-                throw full(r);
-            }
-            fill(r, p, numSegments, iov, userCookie, flags);
+            postUnderLock(numSegments, iov, userCookie, flags);
         }
         finally
         {
             ep.lock.unlock();
         }
+    }
+
+    /** The endpoint's state decides. Lock held. */
+    private void postUnderLock(final int numSegments, final LmrTriplet[] iov, final long userCookie, final int flags)
+    {
+        if (ep.state == EpState.DISCONNECTED)
+        {
+            scratch.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
+            scratch.clear();
+            everPosted = true;
+            complete(userCookie, flags, DtoStatus.ERR_FLUSHED, 0, false, null);
+            return;
+        }
+        // a flush (or a resize) closed it and the endpoint lives on: posters may claim again
+        final RecvRing r = ring;
+        r.open();
+        final long p = r.claimLocked();
+        if (p == RecvRing.FULL)
+        {
+            throw full(r);
+        }
+        fill(r, p, numSegments, iov, userCookie, flags);
     }
 
     private static RuntimeException full(final RecvRing r)

@@ -30,6 +30,15 @@ import java.lang.invoke.VarHandle;
  * <p>A flush or a resize, under the endpoint's lock, closes the ring ({@link #close}) and waits
  * until every position claimed before is published: nothing posted before it is missed, and
  * every post after it goes to the endpoint's lock, where the endpoint's state decides.
+ *
+ * <p>A single-writer ring (an IA from a {@code nonthreadsafe} entry: one consumer thread posts)
+ * claims with no read-modify-write: the poster reads its own {@code tail}, fills the slot, moves
+ * {@code tail} with a volatile store ({@link #commit}) and publishes. A close from another thread
+ * (the peer's, a timer's) cannot set a bit in a word the poster overwrites, so it has a word of
+ * its own, {@code shut}: the closer stores {@code shut}, then reads {@code tail}; the poster
+ * stores {@code tail}, then reads {@code shut} (each a store then a load, so at least one sees
+ * the other). A poster that sees {@code shut} takes the endpoint's lock and asks the close
+ * whether it took the receive ({@link #closedAt}); if not, it takes it back ({@link #retract}).
  */
 final class RecvRing extends ClaimedRing
 {
@@ -47,13 +56,27 @@ final class RecvRing extends ClaimedRing
         }
     }
 
+    /** A single-writer ring's close word (1 while closed), on the posters' line. */
+    private static final int SHUT = 36;
+
     private final RecvBuffer[] slots;
     private final int mask;
+    /** Claims by plain stores: one posting thread (see above). */
+    final boolean singleWriter;
+    /** The tail the last {@link #close} returned; written and read under the endpoint's lock. */
+    private long closedAt;
 
-    /** An empty ring of {@code capacity} receives of up to {@code maxIov} segments, open. */
+    /** An empty ring of {@code capacity} receives of up to {@code maxIov} segments, open, with atomic claims. */
     RecvRing(final int capacity, final int maxIov)
     {
+        this(capacity, maxIov, false);
+    }
+
+    /** An empty ring, open; {@code singleWriter}: one posting thread, claims without an atomic. */
+    RecvRing(final int capacity, final int maxIov, final boolean singleWriter)
+    {
         super(capacity);
+        this.singleWriter = singleWriter;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new RecvBuffer[physical];
         for (int i = 0; i < physical; i++)
@@ -78,6 +101,16 @@ final class RecvRing extends ClaimedRing
      */
     long claimLocked()
     {
+        if (singleWriter)
+        {
+            final long t = tail();
+            if (t - head() >= capacity)
+            {
+                return FULL;
+            }
+            COUNTERS.setRelease(counters, TAIL, t + 1);
+            return t;
+        }
         while (true)
         {
             final long raw = (long) COUNTERS.getVolatile(counters, TAIL);
@@ -90,6 +123,73 @@ final class RecvRing extends ClaimedRing
             {
                 return t;
             }
+        }
+    }
+
+    /**
+     * A single-writer ring's claim, not yet made: the next position if the ring is open and has
+     * room, else {@link #CLOSED} or {@link #FULL}. The poster fills its slot, then {@link #commit}s.
+     */
+    long reserve()
+    {
+        if ((long) COUNTERS.getAcquire(counters, SHUT) != 0)
+        {
+            return CLOSED;
+        }
+        // the one poster's own word
+        final long t = (long) COUNTERS.getOpaque(counters, TAIL);
+        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+        {
+            final long h = head();
+            COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+            if (t - h >= capacity)
+            {
+                return FULL;
+            }
+        }
+        return t;
+    }
+
+    /**
+     * Makes the reserved {@code position} a claim (a single-writer ring); the caller publishes it
+     * next in any case. False if a close came meanwhile: it may or may not have taken the
+     * receive, which the caller asks under the endpoint's lock ({@link #closedAt}).
+     */
+    boolean commit(final long position)
+    {
+        // a store, then a load: a closer stores shut, then loads tail (see the class comment)
+        COUNTERS.setVolatile(counters, TAIL, position + 1);
+        return (long) COUNTERS.getVolatile(counters, SHUT) == 0;
+    }
+
+    /** The tail the last close returned: positions below it were flushed or moved. Lock held. */
+    long closedAt()
+    {
+        return closedAt;
+    }
+
+    /**
+     * Takes back the last claim of this closed single-writer ring, which its close did not take:
+     * unpublished and unclaimed. Lock held.
+     */
+    void retract(final long position)
+    {
+        final RecvBuffer b = slots[(int) position & mask];
+        b.local.clear();
+        SEQ.setRelease(b, position + 1 - slots.length);
+        COUNTERS.setRelease(counters, TAIL, position);
+    }
+
+    /** Takes posts without the lock again after a close. Endpoint's lock held. */
+    void open()
+    {
+        if (singleWriter)
+        {
+            COUNTERS.setVolatile(counters, SHUT, 0L);
+        }
+        else
+        {
+            reopen();
         }
     }
 
@@ -186,8 +286,20 @@ final class RecvRing extends ClaimedRing
      */
     long close()
     {
-        settle(head(), closeToClaims());
-        return tail();
+        final long t;
+        if (singleWriter)
+        {
+            // a store, then a load: the poster stores tail, then loads shut
+            COUNTERS.setVolatile(counters, SHUT, 1L);
+            t = tail();
+        }
+        else
+        {
+            t = closeToClaims();
+        }
+        settle(head(), t);
+        closedAt = t;
+        return t;
     }
 
     /** Empties the ring (a flush took every receive in it). Closed; the placer excluded. */
@@ -210,7 +322,7 @@ final class RecvRing extends ClaimedRing
             // posted beside the caller's check, before the ring closed
             return null;
         }
-        final RecvRing next = new RecvRing(newCapacity, maxIov);
+        final RecvRing next = new RecvRing(newCapacity, maxIov, singleWriter);
         long to = 0;
         for (long p = h; p < t; p++)
         {
@@ -238,7 +350,15 @@ final class RecvRing extends ClaimedRing
             next.publish(to);
             to++;
         }
-        next.counters[TAIL] = to | CLOSED_BIT;
+        if (singleWriter)
+        {
+            next.counters[TAIL] = to;
+            next.counters[SHUT] = 1;
+        }
+        else
+        {
+            next.counters[TAIL] = to | CLOSED_BIT;
+        }
         return next;
     }
 }

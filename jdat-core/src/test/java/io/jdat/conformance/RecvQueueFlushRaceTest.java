@@ -104,4 +104,73 @@ class RecvQueueFlushRaceTest
             ia.close(CloseFlags.ABRUPT_FLAG);
         }
     }
+
+    /**
+     * The same race on an IA from loopback's {@code nonthreadsafe} entry: one consumer thread posts
+     * (no atomic claim), the connection ends on another. A post the close did not see is taken
+     * back and completed flushed under the endpoint's lock; one the close took is flushed with
+     * the rest; never both, never neither.
+     */
+    @Test
+    void aSingleWriterPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce() throws Exception
+    {
+        final DatOut<EventDispatcher> async = new DatOut<>();
+        final InterfaceAdapter ia = Dat.iaOpenv("loopback", 64, async, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        try (Arena arena = Arena.ofShared())
+        {
+            final ProtectionZone pz = ia.pzCreate();
+            final MemorySegment m = arena.allocate(64, 64);
+            final Lmr lmr = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz,
+                MemPriv.ALL_FLAG);
+            final CyclicBarrier start = new CyclicBarrier(2);
+            final CyclicBarrier end = new CyclicBarrier(2);
+            final RecvQueueHarness[] q = new RecvQueueHarness[1];
+            final Throwable[] failed = new Throwable[1];
+            final Thread poster = Thread.ofPlatform().daemon().start(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < ROUNDS; i++)
+                    {
+                        start.await();
+                        q[0].post(1);
+                        if (!q[0].send() && (i & 1) == 1)
+                        {
+                            failed[0] = new AssertionError("round " + i + ": a Send behind a posted receive "
+                                + "found none");
+                        }
+                        q[0].post(2);
+                        q[0].post(3);
+                        end.await();
+                    }
+                }
+                catch (final Exception e)
+                {
+                    failed[0] = e;
+                }
+            });
+            for (int i = 0; i < ROUNDS && failed[0] == null; i++)
+            {
+                q[0] = new RecvQueueHarness(ia, pz, lmr, 8);
+                start.await();
+                if ((i & 1) == 0)
+                {
+                    // the connection ends while the receives are being posted
+                    q[0].lose();
+                }
+                end.await();
+                q[0].lose();
+                q[0].checkAndFree();
+            }
+            poster.join();
+            if (failed[0] != null)
+            {
+                throw new AssertionError(failed[0]);
+            }
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+    }
 }

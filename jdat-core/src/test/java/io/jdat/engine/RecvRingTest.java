@@ -107,4 +107,75 @@ class RecvRingTest
         assertSame(r.slot(next), r.peek());
         assertTrue(r.head() == next, "the head stepped over the hole");
     }
+
+    @Test
+    void aSingleWriterRingClaimsByAStoreAndAThreadsafeOneAtomically()
+    {
+        final RecvRing single = new RecvRing(4, 1, true);
+        // a reservation moves nothing: a second one, before the commit, names the same position
+        assertEquals(0, single.reserve());
+        assertEquals(0, single.reserve());
+        assertTrue(single.commit(0));
+        single.publish(0);
+        assertEquals(1, single.reserve());
+        assertSame(single.slot(0), single.peek());
+        // a threadsafe ring's claim is the atomic move itself
+        final RecvRing shared = new RecvRing(4, 1);
+        assertFalse(shared.singleWriter);
+        assertEquals(0, shared.claim());
+        assertEquals(1, shared.claim());
+    }
+
+    @Test
+    void aSingleWriterPosterSeesACloseThatDidNotTakeItsReceive()
+    {
+        final RecvRing r = new RecvRing(4, 1, true);
+        final long p = r.reserve();
+        // the close comes between the reservation and the commit: it sees no claim
+        assertEquals(0, r.close());
+        assertFalse(r.commit(p), "the poster missed the close");
+        r.publish(p);
+        assertEquals(0, r.closedAt());
+        r.retract(p);
+        assertEquals(0, r.posted());
+        assertNull(r.peek());
+        assertEquals(RecvRing.CLOSED, r.reserve());
+        r.open();
+        assertEquals(0, r.reserve());
+    }
+
+    @Test
+    void aCloseWaitsForASingleWriterCommitToBePublished() throws Exception
+    {
+        final RecvRing r = new RecvRing(4, 1, true);
+        final long p = r.reserve();
+        assertTrue(r.commit(p));
+        final CompletableFuture<Long> closed = CompletableFuture.supplyAsync(r::close);
+        Thread.sleep(WAIT_MS);
+        assertFalse(closed.isDone(), "the close did not wait for a committed receive");
+        r.publish(p);
+        assertEquals(1, closed.get(5, TimeUnit.SECONDS));
+        assertEquals(1, r.closedAt());
+        assertEquals(RecvRing.CLOSED, r.reserve());
+    }
+
+    @Test
+    void aSingleWriterRingResizesIntoASingleWriterRing()
+    {
+        final RecvRing r = new RecvRing(4, 1, true);
+        for (int i = 0; i < 2; i++)
+        {
+            final long p = r.reserve();
+            r.slot(p).cookie = 20 + i;
+            assertTrue(r.commit(p));
+            r.publish(p);
+        }
+        r.close();
+        final RecvRing next = r.moveTo(8, 1);
+        assertTrue(next.singleWriter);
+        assertEquals(RecvRing.CLOSED, next.reserve());
+        next.open();
+        assertEquals(2, next.reserve());
+        assertEquals(20, next.peek().cookie);
+    }
 }

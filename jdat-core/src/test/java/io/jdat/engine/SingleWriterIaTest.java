@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CloseFlags;
 import io.jdat.Dat;
+import io.jdat.EpAttr;
+import io.jdat.EvdFlags;
 import io.jdat.InterfaceAdapter;
 import io.jdat.registry.Registry;
 import java.io.IOException;
@@ -48,6 +50,7 @@ class SingleWriterIaTest
         try
         {
             assertTrue(((IaImpl) ia).singleWriter);
+            assertTrue(receiveQueueOf(ia).singleWriter(), "the receive queue claims atomically");
         }
         finally
         {
@@ -62,10 +65,18 @@ class SingleWriterIaTest
         try
         {
             assertFalse(((IaImpl) ia).singleWriter);
+            assertFalse(receiveQueueOf(ia).singleWriter(), "the receive queue claims without an atomic");
         }
         finally
         {
             ia.close(CloseFlags.ABRUPT_FLAG);
         }
+    }
+
+    private static RecvQueue receiveQueueOf(final InterfaceAdapter ia)
+    {
+        final var pz = ia.pzCreate();
+        final var evd = ia.evdCreate(4, null, EvdFlags.DTO_FLAG);
+        return ((EpImpl) ia.epCreate(pz, evd, evd, null, new EpAttr())).recvs;
     }
 }
