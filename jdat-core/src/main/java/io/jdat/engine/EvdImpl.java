@@ -173,6 +173,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         return true;
     }
 
+    /** An RMR bind's completion, from the thread holding its endpoint's lock: a CNO's agent runs on its own thread. */
     boolean postRmrBind(final RmrImpl rmr, final long cookie, final DtoStatus status, final boolean notify)
     {
         final boolean notifies = notify || status != DtoStatus.SUCCESS;
@@ -200,7 +201,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             unlockAndReport();
         }
-        afterCommit(true);
+        afterCommit(true, false);
         return true;
     }
 

@@ -402,6 +402,7 @@ final class RequestQueue
         }
     }
 
+    /** Posts a request's completion. Lock held: a CNO's agent, consumer code, runs on a thread of its own. */
     void completeRequestEvent(final long cookie, final int flags, final DtoStatus status, final long length)
     {
         if (status == DtoStatus.SUCCESS && (flags & CompletionFlags.SUPPRESS_FLAG) != 0)
@@ -411,7 +412,7 @@ final class RequestQueue
         final EvdImpl e = ep.requestEvd;
         if (e != null)
         {
-            e.postDto(ep, cookie, status, length, requestNotifies(flags), null);
+            e.postDto(ep, cookie, status, length, requestNotifies(flags), null, false);
         }
     }
 

@@ -9,6 +9,7 @@ import io.jdat.DatEvent;
 import io.jdat.DatStatus;
 import io.jdat.EpAttr;
 import io.jdat.EpStatus;
+import io.jdat.EventDispatcher;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.OsWaitProxyAgent;
@@ -37,13 +38,31 @@ class CnoAgentOutsideLocksTest
     @Test
     void anAgentOfACnoAttachedWhileASendIsPlacedRunsOutsideTheSendersLock() throws Exception
     {
+        run(false);
+    }
+
+    /**
+     * The request side: the Send's own completion, which the sender's thread posts to its request
+     * EVD once the Send is placed (under its lock: requests retire in posting order).
+     */
+    @Test
+    void anAgentOfACnoOnTheRequestEvdRunsOutsideTheSendersLock() throws Exception
+    {
+        run(true);
+    }
+
+    private static void run(final boolean requestSide) throws Exception
+    {
         final ExecutorService checker = Executors.newSingleThreadExecutor(r ->
             Thread.ofPlatform().daemon().name("lock-checker").unstarted(r));
         try (Fixture f = new Fixture())
         {
             final EpAttr attr = new EpAttr();
             attr.maxRecvDtos = 4;
-            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            if (!requestSide)
+            {
+                attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            }
             final Fixture.Ep[] p = f.connectedPair(attr);
             final Lmr lmr = f.lmr(128);
             final LmrTriplet[] out = {LmrTriplet.of(lmr, 0, 64)};
@@ -84,13 +103,16 @@ class CnoAgentOutsideLocksTest
                 cno[0].modifyAgent(agent[0]);
             });
             cno[0] = f.ia.cnoCreate(agent[0]);
+            final EventDispatcher watched = requestSide ? p[0].req() : p[1].recv();
+            final int sendFlags = requestSide ? CompletionFlags.DEFAULT_FLAG
+                : CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG;
             final Thread toggler = Thread.ofPlatform().daemon().name("cno-toggler").start(() ->
             {
                 while (!stop.get())
                 {
-                    p[1].recv().modifyCno(cno[0]);
+                    watched.modifyCno(cno[0]);
                     Thread.onSpinWait();
-                    p[1].recv().modifyCno(null);
+                    watched.modifyCno(null);
                 }
             });
             final DatEvent ev = new DatEvent();
@@ -99,7 +121,7 @@ class CnoAgentOutsideLocksTest
                 for (int i = 0; i < MESSAGES && underLock.get() == 0; i++)
                 {
                     p[1].ep().postRecv(1, in, i, 0);
-                    p[0].ep().postSend(1, out, i, CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
+                    p[0].ep().postSend(1, out, i, sendFlags);
                     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     while (p[1].recv().dequeue(ev) != DatStatus.SUCCESS)
                     {
@@ -107,6 +129,15 @@ class CnoAgentOutsideLocksTest
                         Thread.onSpinWait();
                     }
                     assertEquals(i, ev.dto.userCookie);
+                    if (requestSide)
+                    {
+                        while (p[0].req().dequeue(ev) != DatStatus.SUCCESS)
+                        {
+                            assertTrue(System.nanoTime() < deadline, "send " + i + " never completed");
+                            Thread.onSpinWait();
+                        }
+                        assertEquals(i, ev.dto.userCookie);
+                    }
                 }
             }
             finally
@@ -114,7 +145,7 @@ class CnoAgentOutsideLocksTest
                 stop.set(true);
                 toggler.join();
             }
-            p[1].recv().modifyCno(null);
+            watched.modifyCno(null);
             assertEquals(null, failure.get());
             assertTrue(calls.get() > 0, "the agent was never called: the test saw nothing");
             assertEquals(0, underLock.get(), "agent calls under the sender's endpoint lock, of " + calls.get());
