@@ -28,12 +28,15 @@ final class RecvQueue
     private volatile RecvRing ring;
     /** Whether any receive was ever posted (recv_completion_flags are fixed from then on). */
     boolean everPosted;
+    /** With an SRQ: the buffer of the message in progress, copied from the SRQ's ring. */
+    private final RecvBuffer srqBuffer;
 
     RecvQueue(final EpImpl ep, final EpAttr attr, final int maxIov)
     {
         this.ep = ep;
         this.scratch = new Segments(Math.max(maxIov, 1));
         this.ring = newRing(attr);
+        this.srqBuffer = ep.srq != null ? new RecvBuffer(ep.srq.maxRecvIov) : null;
     }
 
     private RecvRing newRing(final EpAttr a)
@@ -315,7 +318,7 @@ final class RecvQueue
     {
         if (ep.srq != null)
         {
-            return ep.srq.take();
+            return ep.srq.take(srqBuffer);
         }
         return ring.peek();
     }

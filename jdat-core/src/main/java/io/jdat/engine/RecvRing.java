@@ -207,18 +207,103 @@ final class RecvRing extends ClaimedRing
         SEQ.setRelease(b, position + 1);
     }
 
-    /** Gives back a claim whose triplets failed validation: undone if still the last, else a hole. */
-    void abandon(final long position)
+    /**
+     * Gives back a claim whose triplets failed validation: undone if still the last (true), else
+     * a hole (false).
+     */
+    boolean abandon(final long position)
     {
         final RecvBuffer b = slots[(int) position & mask];
         b.local.clear();
         if (COUNTERS.compareAndSet(counters, TAIL, position + 1, position))
         {
-            return;
+            return true;
         }
         b.hole = true;
         SEQ.setRelease(b, position + 1);
+        return false;
     }
+
+    /** {@link #claimBounded}: the ring itself is full (of holes, the bound allowing more). */
+    static final long CROWDED = -3;
+
+    /**
+     * A shared receive queue's claim: as {@link #claim}, and only while fewer than {@code limit}
+     * positions lie at or above {@code released} (its buffers outstanding). Returns the position,
+     * {@link #FULL} (the limit), {@link #CROWDED} (the ring) or {@link #CLOSED}.
+     */
+    long claimBounded(final long released, final int limit)
+    {
+        while (true)
+        {
+            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+            if ((t & CLOSED_BIT) != 0)
+            {
+                return CLOSED;
+            }
+            if (t - released >= limit)
+            {
+                return FULL;
+            }
+            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            {
+                final long h = head();
+                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+                if (t - h >= capacity)
+                {
+                    return CROWDED;
+                }
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
+            {
+                return t;
+            }
+        }
+    }
+
+    /**
+     * An open copy of this closed ring with room for {@code newCapacity} (at least what is
+     * queued here), its receives at the same positions from the same head, without holes: the
+     * receives behind a hole move down. Returns the copy; {@link #holesDropped} says how many.
+     */
+    RecvRing regrow(final int newCapacity)
+    {
+        final long h = head();
+        final long t = tail();
+        final RecvRing next = new RecvRing(Math.max(newCapacity, (int) (t - h)), slots[0].local.regions.length,
+            singleWriter);
+        long to = h;
+        for (long p = h; p < t; p++)
+        {
+            final RecvBuffer from = slot(p);
+            if (from.hole)
+            {
+                continue;
+            }
+            final RecvBuffer b = next.slot(to);
+            final Segments s = from.local;
+            for (int i = 0; i < s.count; i++)
+            {
+                b.local.regions[i] = s.regions[i];
+                b.local.offsets[i] = s.offsets[i];
+                b.local.lengths[i] = s.lengths[i];
+            }
+            b.local.count = s.count;
+            b.local.total = s.total;
+            b.cookie = from.cookie;
+            b.flags = from.flags;
+            next.publish(to);
+            to++;
+        }
+        next.holesDropped = t - to;
+        next.counters[HEAD] = h;
+        next.counters[HEAD_CACHE] = h;
+        COUNTERS.setVolatile(next.counters, TAIL, to);
+        return next;
+    }
+
+    /** Holes {@link #regrow} left out of this ring. */
+    long holesDropped;
 
     // ------------------------------------------------------------------ the placer
 

@@ -11,23 +11,51 @@ import io.jdat.SrqAttr;
 import io.jdat.SrqParam;
 import io.jdat.SrqState;
 import io.jdat.spi.DatArg;
-import java.util.ArrayDeque;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A shared receive queue. Counts as the man pages define them: <em>available</em> buffers are on
  * the SRQ, not yet taken by an endpoint; <em>outstanding</em> buffers were posted and not yet
  * reaped, that is available + held by endpoints + completed but still on a receive EVD.
+ *
+ * <p>The available buffers live in a {@link RecvRing}, as an endpoint's own receives do:
+ * {@code dat_srq_post_recv} takes no lock. A poster claims a position with one compare-and-set
+ * of the ring's tail, allowed while fewer than max_recv_dtos positions lie at or above
+ * {@link #released} (buffers reaped, or claims given back as holes): the claim is the
+ * reservation, so a post is visible to takers (who wait for a claim at the head to be published)
+ * from the moment it counts as outstanding. Endpoints take buffers under this SRQ's monitor
+ * (several endpoints' placers, one at a time), copy the head slot into a buffer of their own and
+ * free the slot at once; the buffer stays outstanding until {@link #reaped}. A resize closes the
+ * ring, waits for claims in flight, checks the outstanding count and replaces the ring by one of
+ * its new size (positions kept, holes dropped); a poster that finds a ring closed retries under
+ * the monitor, on the new one.
  */
 final class SrqImpl extends EngineObject implements SharedReceiveQueue
 {
+    private static final VarHandle RELEASED;
+
+    static
+    {
+        try
+        {
+            RELEASED = MethodHandles.lookup().findVarHandle(SrqImpl.class, "released", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final PzImpl pz;
     final int maxRecvIov;
-    private final ArrayDeque<RecvBuffer> posted = new ArrayDeque<>();
-    private final ArrayDeque<RecvBuffer> free = new ArrayDeque<>();
-    private int capacity;
-    /** Buffer objects in existence (posted + free + held). */
-    private int allocated;
-    private int outstanding;
+    /** The posted buffers; replaced only under this monitor, with the old one closed for good. */
+    private volatile RecvRing ring;
+    /** max_recv_dtos; written before the ring it goes with. */
+    private volatile int capacity;
+    /** Positions no longer outstanding: buffers reaped, holes; outstanding = tail - released. */
+    @SuppressWarnings("unused")
+    private volatile long released;
     private int lowWatermark;
     private boolean lwArmed;
     /** Endpoints using this SRQ (guarded by the IA lock). */
@@ -37,9 +65,15 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
     {
         super(ia, HandleType.SRQ);
         this.pz = pz;
-        this.capacity = capacity;
         this.maxRecvIov = maxRecvIov;
-        grow(capacity);
+        this.capacity = capacity;
+        this.ring = new RecvRing(capacity, maxRecvIov);
+    }
+
+    /** Buffers posted and not yet reaped (claims in flight count). */
+    private int outstanding()
+    {
+        return (int) (ring.tail() - released);
     }
 
     static SrqImpl create(final IaImpl ia, final ProtectionZone pzHandle, final SrqAttr attr)
@@ -83,58 +117,120 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         return DatReturnSubtype.INVALID_HANDLE_SRQ;
     }
 
-    private void grow(final int to)
-    {
-        while (allocated < to)
-        {
-            free.push(new RecvBuffer(maxRecvIov));
-            allocated++;
-        }
-    }
-
     @Override
     public void postRecv(final int numSegments, final LmrTriplet[] iov, final long userCookie)
     {
         checkLive();
+        // a buffer occupies the SRQ until its completion is reaped (dat_srq_resize(3DAT))
+        final RecvRing r = ring;
+        final int cap = capacity;
+        long p;
+        do
+        {
+            p = r.claimBounded(released, cap);
+        }
+        while (p == RecvRing.FULL && r.tail() - released < cap);
+        if (p == RecvRing.FULL)
+        {
+            throw full(cap);
+        }
+        if (p >= 0)
+        {
+            fill(r, p, numSegments, iov, userCookie);
+            return;
+        }
+        // closed (a resize replaced it) or full of holes
         synchronized (this)
         {
-            // a buffer occupies the SRQ until its completion is reaped (dat_srq_resize(3DAT))
-            final RecvBuffer b = outstanding >= capacity ? null : free.poll();
-            if (b == null)
+            checkLive();
+            RecvRing now = ring;
+            long q = now.claimBounded(released, capacity);
+            if (q == RecvRing.CROWDED)
             {
-                throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_SRQ,
-                    "the SRQ holds " + capacity + " buffers already (posted and not yet reaped)");
+                now.close();
+                now = replace(now, now.capacity());
+                q = now.claimBounded(released, capacity);
             }
-            try
+            if (q < 0)
             {
-                b.local.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
+                throw full(capacity);
             }
-            catch (final RuntimeException e)
-            {
-                free.push(b);
-                throw e;
-            }
-            b.cookie = userCookie;
-            b.flags = 0;
-            b.srq = this;
-            posted.add(b);
-            outstanding++;
+            fill(now, q, numSegments, iov, userCookie);
         }
     }
 
-    /** An endpoint takes the next buffer for an arriving message; null if none. */
-    RecvBuffer take()
+    private static RuntimeException full(final int cap)
+    {
+        return Errors.insufficientResources(DatReturnSubtype.RESOURCE_SRQ,
+            "the SRQ holds " + cap + " buffers already (posted and not yet reaped)");
+    }
+
+    /**
+     * Puts an open copy of the closed {@code r} with room for {@code size} in its place (holes
+     * dropped, their releases taken back). Monitor held.
+     */
+    private RecvRing replace(final RecvRing r, final int size)
+    {
+        final RecvRing next = r.regrow(size);
+        RELEASED.getAndAdd(this, -next.holesDropped);
+        ring = next;
+        return next;
+    }
+
+    /** Validates the triplets into the claimed slot and publishes it, or gives the claim back. */
+    private void fill(final RecvRing r, final long p, final int numSegments, final LmrTriplet[] iov,
+        final long userCookie)
+    {
+        final RecvBuffer b = r.slot(p);
+        try
+        {
+            b.local.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
+        }
+        catch (final RuntimeException e)
+        {
+            if (!r.abandon(p))
+            {
+                // a hole: no longer outstanding
+                RELEASED.getAndAdd(this, 1L);
+            }
+            throw e;
+        }
+        b.cookie = userCookie;
+        b.flags = 0;
+        r.publish(p);
+    }
+
+    /**
+     * An endpoint takes the next buffer for an arriving message into {@code into}, its own;
+     * null if none is posted.
+     */
+    RecvBuffer take(final RecvBuffer into)
     {
         final boolean fire;
-        final RecvBuffer b;
         synchronized (this)
         {
-            b = posted.poll();
+            final RecvRing r = ring;
+            final RecvBuffer b = r.peek();
             if (b == null)
             {
                 return null;
             }
-            fire = lwArmed && posted.size() < lowWatermark;
+            final Segments from = b.local;
+            final Segments to = into.local;
+            for (int i = 0; i < from.count; i++)
+            {
+                to.regions[i] = from.regions[i];
+                to.offsets[i] = from.offsets[i];
+                to.lengths[i] = from.lengths[i];
+            }
+            to.count = from.count;
+            to.total = from.total;
+            into.cookie = b.cookie;
+            into.flags = 0;
+            from.clear();
+            // the slot is free for a poster; the buffer stays outstanding until reaped
+            r.advance();
+            fire = lwArmed && r.posted() < lowWatermark;
             if (fire)
             {
                 lwArmed = false;
@@ -145,28 +241,19 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             ia.reportAsync(EventNumber.JDAT_ASYNC_SRQ_LOW_WATERMARK, this, AsyncErrorReason.SRQ_LOW_WATERMARK_EVENT,
                 null);
         }
-        return b;
+        return into;
     }
 
-    /** A held buffer's completion was generated: the buffer object can be posted again. */
-    synchronized void completed(final RecvBuffer b)
+    /** A buffer an endpoint took ({@link #take}) was completed: the endpoint's own copy is free. */
+    void completed(final RecvBuffer b)
     {
         b.local.clear();
-        if (allocated > capacity)
-        {
-            // shrinking: let surplus buffers go
-            allocated--;
-        }
-        else
-        {
-            free.push(b);
-        }
     }
 
     /** The consumer dequeued (or lost) a completion of one of this SRQ's buffers. */
-    synchronized void reaped()
+    void reaped()
     {
-        outstanding--;
+        RELEASED.getAndAdd(this, 1L);
     }
 
     @Override
@@ -186,8 +273,8 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             param.maxRecvDtos = capacity;
             param.maxRecvIov = maxRecvIov;
             param.lowWatermark = lowWatermark;
-            param.availableDtoCount = posted.size();
-            param.outstandingDtoCount = outstanding;
+            param.availableDtoCount = ring.posted();
+            param.outstandingDtoCount = outstanding();
         }
     }
 
@@ -203,24 +290,24 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         }
         synchronized (this)
         {
-            if (outstanding > srqMaxRecvDto)
-            {
-                throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, outstanding
-                    + " buffers are outstanding, more than " + srqMaxRecvDto);
-            }
             if (srqMaxRecvDto < lowWatermark)
             {
                 throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the new size is below the low watermark "
                     + lowWatermark);
             }
-            capacity = srqMaxRecvDto;
-            grow(capacity);
-            // shrink what is free now; held buffers are dropped as they complete
-            while (allocated > capacity && !free.isEmpty())
+            final RecvRing r = ring;
+            // no claim in flight from here on: the count below is exact, and posters that
+            // read the old size retry on the new ring
+            final long t = r.close();
+            final long outstanding = t - released;
+            if (outstanding > srqMaxRecvDto)
             {
-                free.pop();
-                allocated--;
+                r.reopen();
+                throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, outstanding
+                    + " buffers are outstanding, more than " + srqMaxRecvDto);
             }
+            capacity = srqMaxRecvDto;
+            replace(r, Math.max(srqMaxRecvDto, r.capacity()));
         }
     }
 
@@ -231,6 +318,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         final boolean fire;
         synchronized (this)
         {
+            final int capacity = this.capacity;
             if (lowWatermarkValue < 0 || lowWatermarkValue > capacity)
             {
                 throw Errors.invalidParameter(DatArg.SRQ_SET_LW_LOW_WATERMARK,
@@ -239,7 +327,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             lowWatermark = lowWatermarkValue;
             lwArmed = lowWatermarkValue != io.jdat.Dat.SRQ_LW_DEFAULT;
             // the man page words this backwards: the event fires at once if we are already below
-            fire = lwArmed && posted.size() < lowWatermark;
+            fire = lwArmed && ring.posted() < lowWatermark;
             if (fire)
             {
                 lwArmed = false;
@@ -266,12 +354,13 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             synchronized (this)
             {
                 // buffers still posted are discarded: there is no EVD to flush them to
-                for (final RecvBuffer b : posted)
+                final RecvRing r = ring;
+                final long t = r.close();
+                for (long p = r.head(); p < t; p++)
                 {
-                    b.local.clear();
+                    r.slot(p).local.clear();
                 }
-                posted.clear();
-                free.clear();
+                r.drop(t);
             }
             pz.removeUser();
             ia.forget(this);
@@ -279,8 +368,8 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         }
     }
 
-    synchronized int available()
+    int available()
     {
-        return posted.size();
+        return ring.posted();
     }
 }

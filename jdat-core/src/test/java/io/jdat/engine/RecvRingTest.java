@@ -178,4 +178,28 @@ class RecvRingTest
         assertEquals(2, next.reserve());
         assertEquals(20, next.peek().cookie);
     }
+
+    @Test
+    void aRegrownRingKeepsThePositionsAndDropsTheHoles()
+    {
+        final RecvRing r = new RecvRing(4, 1);
+        r.publish(r.claim());
+        r.advance();
+        final long hole = r.claim();
+        final long kept = r.claim();
+        r.slot(kept).cookie = 42;
+        assertFalse(r.abandon(hole), "a claim behind the last one was undone");
+        r.publish(kept);
+        assertEquals(3, r.claimBounded(0, 8));
+        assertTrue(r.abandon(3), "the last claim was not undone");
+        r.close();
+        final RecvRing next = r.regrow(8);
+        assertEquals(1, next.holesDropped);
+        assertEquals(1, next.head());
+        assertEquals(2, next.tail());
+        assertEquals(42, next.peek().cookie);
+        assertEquals(2, next.claimBounded(0, 8));
+        // the bound counts positions at or above what was released
+        assertEquals(RecvRing.FULL, next.claimBounded(1, 2));
+    }
 }
