@@ -525,6 +525,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
         final long spinUntil = start + spinNanos;
         int spins = 0;
+        long nextYield = start + ia.config.evdSpinYieldNanos;
         boolean polling = ia.pollsInline;
         while (true)
         {
@@ -539,6 +540,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                         if (ia.pollsInline)
                         {
                             ia.port().poll();
+                        }
+                        if (ia.config.evdSpinYieldNanos > 0 && now - nextYield >= 0)
+                        {
+                            // a peer sharing this core gets it now, not after the whole spin
+                            Thread.yield();
+                            nextYield = System.nanoTime() + ia.config.evdSpinYieldNanos;
                         }
                         Thread.onSpinWait();
                         spins++;

@@ -44,4 +44,13 @@ class EngineConfigOptionsTest
         assertTrue(c.flag("missing", true));
         assertThrows(IllegalArgumentException.class, () -> c.flag("z", false));
     }
+
+    @Test
+    void theEvdSpinYieldsEveryMicrosecondUnlessTheInstanceDataSaysOtherwise()
+    {
+        assertEquals(1000, EngineConfig.parse("").evdSpinYieldNanos);
+        assertEquals(0, EngineConfig.parse("evd_spin_yield_ns=0").evdSpinYieldNanos);
+        assertEquals(5000, EngineConfig.parse("evd_spin_yield_ns=5000").evdSpinYieldNanos);
+        assertThrows(IllegalArgumentException.class, () -> EngineConfig.parse("evd_spin_yield_ns=soon"));
+    }
 }
