@@ -15,7 +15,9 @@ import java.util.zip.CRC32C;
  * engine's {@link ChannelHandler}. One decoder per connection; not thread-safe.
  *
  * <p>An FPDU is handled only once all of it is in the buffer, and it is checked completely before
- * anything of it is delivered, in this order:
+ * anything of it is delivered (a reader that places large tagged payload straight from the socket,
+ * {@link #placeDirect}, places it before the CRC can be checked, but nothing of it is delivered
+ * before the CRC matched), in this order:
  * <ol>
  *   <li>CRC, when the handshake agreed on it: LLP error, code 2 (CRC error);</li>
  *   <li>ULPDU_Length of at least the two control bytes: LLP error, code 3 (FPDU start);</li>
@@ -155,6 +157,22 @@ public final class FpduDecoder
             return state;
         }
         prepare(src);
+        if (skip > 0 && crcEnabled)
+        {
+            if (src.remaining() < skip)
+            {
+                // the FPDU's pad and CRC are checked together
+                bytesNeeded = skip;
+                return Status.NEED_MORE;
+            }
+            if (!placedCrcMatches(src))
+            {
+                responsePlaced = false;
+                error = CRC_ERROR;
+                state = Status.PROTOCOL_ERROR;
+                return state;
+            }
+        }
         if (responsePlaced)
         {
             // the reader placed the payload of a Read Response segment: the engine completes it
@@ -192,7 +210,7 @@ public final class FpduDecoder
                 bytesNeeded = fpduLength;
                 return Status.NEED_MORE;
             }
-            final TerminateInfo violation = check(src, fpdu, ulpduLength);
+            final TerminateInfo violation = check(src, fpdu, ulpduLength, crcEnabled);
             if (violation != null)
             {
                 error = violation;
@@ -207,6 +225,45 @@ public final class FpduDecoder
                 return state;
             }
         }
+    }
+
+    /**
+     * The end of an FPDU whose payload was placed directly, with CRC, all of its pad and CRC at
+     * {@code src}'s position: adds the pad to the CRC taken over the header and the placed payload
+     * and compares; if they match, moves past them. A mismatch is a protocol error (LLP, CRC error):
+     * the segment is not completed, and the connection ends.
+     */
+    private boolean placedCrcMatches(final ByteBuffer src)
+    {
+        final int at = src.position();
+        final int pad = skip - Fpdu.CRC_LENGTH;
+        crcView.clear().position(at).limit(at + pad);
+        crc.update(crcView);
+        if ((int) crc.getValue() != Wire.getIntLittleEndian(src, at + pad))
+        {
+            return false;
+        }
+        src.position(at + skip);
+        skip = 0;
+        return true;
+    }
+
+    /**
+     * With CRC, while a payload is placed directly: the reader put the bytes from {@code from} to
+     * {@code into}'s position into the payload's memory; they join the FPDU's CRC at once, while
+     * they are still in the cache. Without CRC this does nothing.
+     */
+    public void placed(final ByteBuffer into, final int from)
+    {
+        if (!crcEnabled)
+        {
+            return;
+        }
+        final int end = into.position();
+        final int limit = into.limit();
+        into.limit(end).position(from);
+        crc.update(into);
+        into.limit(limit);
     }
 
     /**
@@ -232,13 +289,20 @@ public final class FpduDecoder
      * ({@code onReadResponse} with a null {@code src}) and skips the FPDU's pad and CRC.
      * Otherwise returns 0 and changes nothing: the FPDU is decoded once complete, as always.
      *
-     * <p>Never with CRC: the CRC covers the payload, and nothing may be placed before it is
-     * checked.
+     * <p>With CRC, the payload is placed before the CRC can be checked (as Linux siw does): the CRC
+     * is taken over the header and the payload bytes in {@code src} here, over each piece the
+     * reader places as it lands ({@link #placed}), and over the pad when the FPDU's end arrives;
+     * a mismatch is then a protocol error (LLP, CRC error) like any other: nothing of the segment
+     * is delivered (a Read Response segment is not completed), the connection ends with a
+     * Terminate, and the bytes already placed stay where they are. They lie inside memory the
+     * engine checked for this STag, range and right before the first of them was placed, memory
+     * the peer may write anyway; no completion ever reports them as good, and the stream they
+     * came on ends.
      */
     public int placeDirect(final ByteBuffer src, final ChannelHandler handler, final TaggedTarget target,
         final int minRest)
     {
-        if (crcEnabled || state != Status.NEED_MORE || skip > 0)
+        if (state != Status.NEED_MORE || skip > 0)
         {
             return 0;
         }
@@ -256,7 +320,7 @@ public final class FpduDecoder
         final int opcode = DdpRdmap.opcode(src, segment);
         if (payloadLength - present < minRest
             || opcode != RdmapOpcode.RDMA_WRITE && opcode != RdmapOpcode.RDMA_READ_RESPONSE
-            || check(src, fpdu, ulpduLength) != null)
+            || check(src, fpdu, ulpduLength, false) != null)
         {
             return 0;
         }
@@ -269,6 +333,13 @@ public final class FpduDecoder
             : !handler.writeTarget(stag, to, payloadLength, target))
         {
             return 0;
+        }
+        if (crcEnabled)
+        {
+            // the CRC starts with the length field, the header and the payload bytes already here
+            crcView.clear().position(fpdu).limit(fpdu + headerEnd + present);
+            crc.reset();
+            crc.update(crcView);
         }
         try
         {
@@ -293,10 +364,10 @@ public final class FpduDecoder
         return payloadLength - present;
     }
 
-    /** Every check of one complete FPDU; null if it may be delivered. */
-    private TerminateInfo check(final ByteBuffer src, final int fpdu, final int ulpduLength)
+    /** Every check of one FPDU (the CRC only if {@code withCrc}: the FPDU is complete); null if it may be delivered. */
+    private TerminateInfo check(final ByteBuffer src, final int fpdu, final int ulpduLength, final boolean withCrc)
     {
-        if (crcEnabled && Fpdu.computeCrc(crc, crcView, fpdu, ulpduLength) != Fpdu.getCrc(src, fpdu, ulpduLength))
+        if (withCrc && Fpdu.computeCrc(crc, crcView, fpdu, ulpduLength) != Fpdu.getCrc(src, fpdu, ulpduLength))
         {
             return CRC_ERROR;
         }

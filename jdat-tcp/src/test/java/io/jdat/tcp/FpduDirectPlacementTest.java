@@ -1,6 +1,7 @@
 package io.jdat.tcp;
 
 import io.jdat.engine.channel.TaggedTarget;
+import io.jdat.engine.channel.TerminateCodes;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -141,14 +142,10 @@ class FpduDirectPlacementTest
     }
 
     @Test
-    void withCrcOtherOpcodesFailedChecksRefusalsAndShortRestsNothingIsPlaced()
+    void otherOpcodesFailedChecksRefusalsAndShortRestsNothingIsPlaced()
     {
         final byte[] payload = new byte[SIZE];
         final TaggedTarget target = new TaggedTarget();
-        // CRC: the payload must be checked before any of it is placed
-        final Placing crc = new Placing();
-        assertEquals(0, partial(stream(true, payload, 65536), true, crc, 4096, target));
-        assertEquals(0, crc.asked);
         // the engine refuses (a protection violation): decode delivers the whole FPDU to onWrite
         final Placing refusing = new Placing();
         refusing.refuse = true;
@@ -174,6 +171,110 @@ class FpduDirectPlacementTest
         assertEquals(0, badVersion.asked);
         rx.compact().put(bad, 1016, bad.length - 1016).flip();
         assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, decoder.decode(rx, badVersion.handler()));
+    }
+
+    @Test
+    void withCrcTheRestOfAWriteIsPlacedAsItLandsAndTheCrcCheckedAtTheEnd()
+    {
+        final byte[] payload = new byte[SIZE];
+        new Random(4).nextBytes(payload);
+        final byte[] wire = stream(true, payload, 65536);
+        final Placing p = new Placing();
+        final FpduDecoder decoder = new FpduDecoder(true);
+        final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+        final int first = 2 + 14 + 1000;
+        rx.put(wire, 0, first).flip();
+        assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()));
+        final TaggedTarget target = new TaggedTarget();
+        final int rest = decoder.placeDirect(rx, p.handler(), target, 4096);
+        assertEquals(SIZE - 1000, rest, "with CRC too, the payload goes straight to its memory");
+        placeInPieces(decoder, wire, first, p.memory, (int) target.offset, rest);
+        rx.clear();
+        int at = first + rest;
+        while (at < wire.length)
+        {
+            final int n = Math.min(3, wire.length - at);
+            rx.put(wire, at, n).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()), "at " + at);
+            rx.compact();
+            at += n;
+        }
+        assertArrayEquals(payload, p.memory.asSlice(100, SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertEquals(1, p.recorder.events.size(), "the CRC matched and the Send behind it was delivered");
+        assertEquals(Event.Kind.SEND, p.recorder.events.getFirst().kind());
+    }
+
+    @Test
+    void withCrcAPlacedPayloadThatWasCorruptedIsACrcErrorAndItsReadResponseNeverCompletes()
+    {
+        for (final int damaged : new int[] {2 + 14 + 30_000, Fpdu.crcOffset(0, 14 + SIZE) + 1})
+        {
+            final byte[] payload = new byte[SIZE];
+            new Random(5).nextBytes(payload);
+            final byte[] wire = Streams.encode(new FpduEncoder(true, 65536),
+                List.of(TestMessage.readResponse(0x77, 4096, payload), TestMessage.send(1, new byte[] {1})), 1 << 20);
+            // a byte of the payload (read straight into memory), or of the CRC field, changed on the way
+            wire[damaged] ^= 0x10;
+            final MemorySegment memory = Arena.ofAuto().allocate(1 << 17);
+            final RecordingHandler recorder = new RecordingHandler();
+            final List<String> completed = new java.util.ArrayList<>();
+            final io.jdat.engine.channel.ChannelHandler handler = new Delegating(recorder)
+            {
+                @Override
+                public boolean readResponseTarget(final int stag, final long to, final boolean last, final int len,
+                    final TaggedTarget target)
+                {
+                    target.memory = memory;
+                    target.offset = 8;
+                    return true;
+                }
+
+                @Override
+                public boolean onReadResponse(final int stag, final long to, final boolean last,
+                    final MemorySegment src, final long off, final int len)
+                {
+                    completed.add(stag + " " + len);
+                    return true;
+                }
+            };
+            final FpduDecoder decoder = new FpduDecoder(true);
+            final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+            final int first = 2 + 14 + 10;
+            rx.put(wire, 0, first).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, handler));
+            final TaggedTarget target = new TaggedTarget();
+            final int rest = decoder.placeDirect(rx, handler, target, 4096);
+            assertEquals(SIZE - 10, rest);
+            placeInPieces(decoder, wire, first, memory, (int) target.offset, rest);
+            rx.clear();
+            rx.put(wire, first + rest, wire.length - (first + rest)).flip();
+            final FpduDecoder.Status status = decoder.decode(rx, handler);
+            assertEquals(List.of(), completed, "the Read Response segment completed despite its CRC");
+            assertEquals(List.of(), recorder.events, "a Send behind the damaged FPDU was delivered");
+            assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, status, "damaged at " + damaged);
+            assertEquals(TerminateCodes.LAYER_LLP, decoder.terminateInfo().layer());
+            assertEquals(TerminateCodes.LLP_CRC_ERROR, decoder.terminateInfo().code());
+            assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, decoder.decode(rx, handler), "and nothing later");
+            assertEquals(List.of(), completed);
+        }
+    }
+
+    /** The reader's part: the rest of the payload lands in {@code memory} in a few pieces, each told to the decoder. */
+    private static void placeInPieces(final FpduDecoder decoder, final byte[] wire, final int from,
+        final MemorySegment memory, final int offset, final int length)
+    {
+        final ByteBuffer view = memory.asByteBuffer();
+        view.position(offset);
+        int done = 0;
+        while (done < length)
+        {
+            final int n = Math.min(7_001, length - done);
+            final int at = view.position();
+            view.put(wire, from + done, n);
+            decoder.placed(view, at);
+            assertEquals(at + n, view.position());
+            done += n;
+        }
     }
 
     /** Feeds the first 1016 bytes of {@code wire} and asks for direct placement. */

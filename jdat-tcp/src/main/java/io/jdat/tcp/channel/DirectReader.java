@@ -16,9 +16,9 @@ import java.nio.channels.SocketChannel;
  * socket straight into the registered memory the engine names ({@link FpduDecoder#placeDirect}),
  * one scattering read per segment that also takes the segment's pad and CRC and the next header
  * into the receive buffer.
- * Everything else is read into the receive buffer and decoded there. Only without CRC (the
- * decoder refuses otherwise: the CRC covers the payload and must be checked before any of it is
- * placed). Under the port's progress lock.
+ * Everything else is read into the receive buffer and decoded there. With CRC, each piece of
+ * payload joins the FPDU's CRC right after it landed ({@link FpduDecoder#placed}), and the decoder
+ * compares once the FPDU's CRC field arrives. Under the port's progress lock.
  */
 final class DirectReader
 {
@@ -111,9 +111,12 @@ final class DirectReader
         scatter[0] = v;
         scatter[1] = b;
         offered = (long) v.remaining() + b.remaining();
+        final int from = v.position();
         try
         {
-            return sock.read(scatter);
+            final long n = sock.read(scatter);
+            decoder.placed(v, from);
+            return n;
         }
         finally
         {
