@@ -27,12 +27,15 @@ import io.jdat.ServicePoint;
  *
  * <p>A producer claims position {@code t} by moving {@code tail} from {@code t} to {@code t + 1}
  * with one compare-and-set, only while {@code t - head < capacity}; it then writes the record
- * and publishes it by writing {@code seq}. Producers on several threads thus fill records at the
- * same time and publish them in any order; a consumer takes only the record at {@code head}, and
- * only once it is published, so events still come out in the order their positions were claimed.
- * A consumer that finds the record at the head claimed but not yet published, or counts past
- * one, waits for its producer to publish it (a few stores), so a post that returned is never
- * missed by a later dequeue or count on another thread.
+ * and publishes it by writing {@code seq}, once position {@code t - 1} is published. Producers on
+ * several threads thus fill records at the same time but publish them in the order of their
+ * positions; a consumer takes only the record at {@code head}, and only once it is published, so
+ * events come out in the order their positions were claimed. A consumer that finds the record at
+ * the head unpublished says empty without looking at {@code tail}: no later position is published
+ * either, so no post that returned is missed (the one writing that record has not returned). A
+ * polling consumer thus reads nothing the producers write but the records, as with a queue. A
+ * count, which does read {@code tail}, waits for the producers of positions claimed below it to
+ * publish them (a few stores).
  *
  * <p>A consumer takes the record at {@code head} by reading it and then moving {@code head} on
  * with a compare-and-set: while {@code head} still names the position, no producer may reuse its
@@ -245,8 +248,31 @@ final class EventRing extends ClaimedRing
             // counted before it is visible: a consumer never sees the event before its notification
             COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
         }
+        awaitPublished(position - 1);
         // volatile: the record before it (release), and a producer's later read of the waiter after it
         e.seq = position + 1;
+    }
+
+    /**
+     * Waits until position {@code p} is published: positions are published in the order they
+     * were claimed, so a consumer that finds a position unpublished knows that no later one is
+     * and may say empty without reading {@code tail}, the producers' line. One producer finds its
+     * own last record published (a load from its own cache); of several, the later waits for the
+     * earlier, a few stores from publishing (its slot cannot be reused before: that needs {@code p}
+     * taken).
+     */
+    private void awaitPublished(final long p)
+    {
+        final Entry prev = slots[(int) p & mask];
+        int spins = 0;
+        while (prev.seq - (p + 1) < 0)
+        {
+            if ((++spins & 0xFF) == 0)
+            {
+                Thread.yield();
+            }
+            Thread.onSpinWait();
+        }
     }
 
     /**
@@ -273,15 +299,17 @@ final class EventRing extends ClaimedRing
         {
             final long h = head();
             final Entry e = slots[(int) h & mask];
-            if (e.seq != h + 1)
+            final long seq = e.seq;
+            if (seq != h + 1)
             {
-                if (tail() <= h)
+                if (seq - (h + 1) > 0)
                 {
-                    return -1;
+                    // taken meanwhile and its slot reused: this head is stale
+                    continue;
                 }
-                // claimed and being written (or taken meanwhile): wait for it, then look again
-                settle(h, h + 1);
-                continue;
+                // not published, so neither is any later position (published in order): empty,
+                // though a producer may have claimed it and be writing it (its post has not returned)
+                return -1;
             }
             if (threshold > 1 && !holds(threshold) || needNotify && notifications() == 0)
             {

@@ -1,0 +1,73 @@
+package io.jdat.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.jdat.DatEvent;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The completion ring's order of publication, one step at a time: a record is published only
+ * after every position claimed before it, so a consumer that finds the head unpublished may say
+ * empty without reading the producers' {@code tail}, and still never misses a post that returned.
+ */
+class EventRingTest
+{
+    /** How long a step that must wait is given to (wrongly) finish. */
+    private static final long WAIT_MS = 200;
+
+    private static void post(final EventRing r, final long position, final String pointer)
+    {
+        r.entry(position).fillSoftware(pointer);
+        r.publish(position, true);
+    }
+
+    private static Object take(final EventRing r)
+    {
+        final DatEvent event = new DatEvent();
+        return r.take(event, null, 1, false) < 0 ? null : event.software.pointer;
+    }
+
+    @Test
+    void aLaterPostWaitsUntilTheClaimBeforeItIsPublished() throws Exception
+    {
+        final EventRing r = new EventRing(4);
+        final long first = r.claim();
+        final long second = r.claim();
+        assertEquals(0, first);
+        assertEquals(1, second);
+        // the second producer finished its record; the first is still writing its own
+        final CompletableFuture<Void> later = CompletableFuture.runAsync(() -> post(r, second, "second"));
+        Thread.sleep(WAIT_MS);
+        assertFalse(later.isDone(), "a post returned while a position claimed before it was unpublished");
+        // neither post has returned: empty is the truth, and the consumer says so without waiting
+        assertEquals(null, take(r));
+        post(r, first, "first");
+        later.get(5, TimeUnit.SECONDS);
+        assertEquals("first", take(r));
+        assertEquals("second", take(r));
+        assertEquals(null, take(r));
+    }
+
+    @Test
+    void oneProducerNeverWaitsForItselfAcrossLaps()
+    {
+        // capacity 3 in 4 slots: the first position's predecessor is the last slot, never written
+        final EventRing r = new EventRing(3);
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () ->
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                post(r, r.claim(), "a" + i);
+                post(r, r.claim(), "b" + i);
+                assertEquals("a" + i, take(r));
+                assertEquals("b" + i, take(r));
+                assertEquals(null, take(r));
+            }
+        });
+    }
+}
