@@ -65,8 +65,35 @@ final class EventRing extends ClaimedRing
     private static final int CONSUMED_NOTIFY = 17;
     private static final int PRODUCED_NOTIFY = 33;
 
-    /** One queued event; records are reused, never allocated on the hot path. */
-    static final class Entry
+    /**
+     * The 64 bytes ahead of a record's fields. Records are allocated side by side and are about a
+     * line long, so without it a producer writing one record and a consumer reading the one
+     * before it on another core would share a cache line and move it between them once more per
+     * event. A superclass's fields come first in an object, so these always lead the record's.
+     */
+    @SuppressWarnings("unused")
+    abstract static class EntryPadding
+    {
+        private int p0;
+        private long p1;
+        private long p2;
+        private long p3;
+        private long p4;
+        private long p5;
+        private long p6;
+        private long p7;
+        private long p8;
+    }
+
+    /**
+     * One queued event; records are reused, never allocated on the hot path.
+     *
+     * <pre>
+     *   [ header | padding, 68 bytes | kind number notify handle cookie status length srq
+     *     address connQual extra reason seq, 65 bytes ]  (field order is the JVM's)
+     * </pre>
+     */
+    static final class Entry extends EntryPadding
     {
         int kind;
         int number;

@@ -2,9 +2,12 @@ package io.jdat.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.jdat.DatEvent;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -69,5 +72,24 @@ class EventRingTest
                 assertEquals(null, take(r));
             }
         });
+    }
+
+    @Test
+    void aRecordsFieldsFollowALineOfPadding()
+    {
+        // the JVM lays a superclass's fields out before a subclass's: what Entry inherits leads it
+        int padding = 0;
+        for (Class<?> c = EventRing.Entry.class.getSuperclass(); c != Object.class; c = c.getSuperclass())
+        {
+            for (final Field f : c.getDeclaredFields())
+            {
+                if (!Modifier.isStatic(f.getModifiers()))
+                {
+                    padding += f.getType() == long.class ? 8 : f.getType() == int.class ? 4 : 0;
+                }
+            }
+        }
+        assertTrue(padding >= 64, "a record is led by " + padding + " bytes of padding; a neighbour's fields"
+            + " could share its first cache line");
     }
 }
