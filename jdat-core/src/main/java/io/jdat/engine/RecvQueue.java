@@ -351,10 +351,11 @@ final class RecvQueue
         else
         {
             // likewise the slot: a consumer that reaps the completion and reposts at once must
-            // find it free (and may refill it, so read what the completion needs first)
+            // find it free (and may refill it, so read what the completion needs first). The slot
+            // is left as it is: its next post fills it from the start, and a store here would pull
+            // the poster's line into this core once more per message
             final long cookie = b.cookie;
             final int flags = b.flags;
-            b.local.clear();
             // the poster that reuses the slot after reaping this completion sees it through the
             // completion's own publication
             ring.advance();
