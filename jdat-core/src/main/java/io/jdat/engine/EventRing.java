@@ -7,6 +7,8 @@ import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * An EVD's completion ring: preallocated event records that producers fill and consumers take
@@ -151,6 +153,20 @@ final class EventRing extends ClaimedRing
         }
     }
 
+    private static final VarHandle SEQ;
+
+    static
+    {
+        try
+        {
+            SEQ = MethodHandles.lookup().findVarHandle(Entry.class, "seq", long.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Entry[] slots;
     private final int mask;
     /** Whether events that do not notify may be queued, so notifications are counted. */
@@ -276,8 +292,11 @@ final class EventRing extends ClaimedRing
             COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
         }
         awaitPublished(position - 1);
-        // volatile: the record before it (release), and a producer's later read of the waiter after it
-        e.seq = position + 1;
+        // release: the record before it. No fence: the claim's compare-and-set already put the
+        // producer's later read of the waiter after the claim, which a parking waiter sees (it
+        // then waits for this store instead of parking); a fence here would hold the producer
+        // until the lines of the record, last read by the consumer's core, are back in its own
+        SEQ.setRelease(e, position + 1);
     }
 
     /**
