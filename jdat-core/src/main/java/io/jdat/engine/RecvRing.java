@@ -262,6 +262,45 @@ final class RecvRing extends ClaimedRing
     }
 
     /**
+     * {@link #claimBounded} on a single-writer ring that no other thread closes (an SRQ of a
+     * single-writer IA: its resize and free come from the one consumer thread): the position to
+     * fill and then {@link #commitAlone}, or {@link #FULL}, {@link #CROWDED}, {@link #CLOSED}.
+     */
+    long reserveBounded(final long released, final int limit)
+    {
+        if ((long) COUNTERS.getOpaque(counters, SHUT) != 0)
+        {
+            return CLOSED;
+        }
+        final long t = (long) COUNTERS.getOpaque(counters, TAIL);
+        if (t - released >= limit)
+        {
+            return FULL;
+        }
+        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+        {
+            final long h = head();
+            COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+            if (t - h >= capacity)
+            {
+                return CROWDED;
+            }
+        }
+        return t;
+    }
+
+    /**
+     * Claims and publishes a filled {@link #reserveBounded} position: the tail, then the
+     * sequence (a taker that sees the tail first waits the few stores until the sequence).
+     * Release stores only.
+     */
+    void commitAlone(final long position)
+    {
+        COUNTERS.setRelease(counters, TAIL, position + 1);
+        publish(position);
+    }
+
+    /**
      * An open copy of this closed ring with room for {@code newCapacity} (at least what is
      * queued here), its receives at the same positions from the same head, without holes: the
      * receives behind a hole move down. Returns the copy; {@link #holesDropped} says how many.

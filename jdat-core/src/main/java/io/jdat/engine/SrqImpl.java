@@ -67,7 +67,13 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         this.pz = pz;
         this.maxRecvIov = maxRecvIov;
         this.capacity = capacity;
-        this.ring = new RecvRing(capacity, maxRecvIov);
+        this.ring = new RecvRing(capacity, maxRecvIov, ia.singleWriter);
+    }
+
+    /** Whether posts claim without an atomic (a single-writer IA). */
+    boolean singleWriter()
+    {
+        return ring.singleWriter;
     }
 
     /** Buffers posted and not yet reaped (claims in flight count). */
@@ -124,6 +130,14 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         // a buffer occupies the SRQ until its completion is reaped (dat_srq_resize(3DAT))
         final RecvRing r = ring;
         final int cap = capacity;
+        if (r.singleWriter)
+        {
+            if (!postSingle(r, cap, numSegments, iov, userCookie))
+            {
+                postLocked(numSegments, iov, userCookie);
+            }
+            return;
+        }
         long p;
         do
         {
@@ -140,23 +154,61 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             return;
         }
         // closed (a resize replaced it) or full of holes
-        synchronized (this)
+        postLocked(numSegments, iov, userCookie);
+    }
+
+    /** A post that found the ring closed (a resize replaced it) or full of holes: under the monitor. */
+    private synchronized void postLocked(final int numSegments, final LmrTriplet[] iov, final long userCookie)
+    {
+        checkLive();
+        RecvRing now = ring;
+        long q = now.claimBounded(released, capacity);
+        if (q == RecvRing.CROWDED)
         {
-            checkLive();
-            RecvRing now = ring;
-            long q = now.claimBounded(released, capacity);
-            if (q == RecvRing.CROWDED)
-            {
-                now.close();
-                now = replace(now, now.capacity());
-                q = now.claimBounded(released, capacity);
-            }
-            if (q < 0)
-            {
-                throw full(capacity);
-            }
-            fill(now, q, numSegments, iov, userCookie);
+            now.close();
+            now = replace(now, now.capacity());
+            q = now.claimBounded(released, capacity);
         }
+        if (q < 0)
+        {
+            throw full(capacity);
+        }
+        fill(now, q, numSegments, iov, userCookie);
+    }
+
+    /**
+     * dat_srq_post_recv on a single-writer IA: no atomic read-modify-write. The one consumer
+     * thread posts, resizes and frees, so no close races the post; takers on other threads only
+     * read the tail and the sequence. False if the ring is closed or full of holes: the caller
+     * goes on under the monitor.
+     */
+    private boolean postSingle(final RecvRing r, final int cap, final int numSegments, final LmrTriplet[] iov,
+        final long userCookie)
+    {
+        final long p = r.reserveBounded(released, cap);
+        if (p == RecvRing.FULL)
+        {
+            throw full(cap);
+        }
+        if (p < 0)
+        {
+            return false;
+        }
+        final RecvBuffer b = r.slot(p);
+        try
+        {
+            b.local.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
+        }
+        catch (final RuntimeException e)
+        {
+            // nothing was claimed
+            b.local.clear();
+            throw e;
+        }
+        b.cookie = userCookie;
+        b.flags = 0;
+        r.commitAlone(p);
+        return true;
     }
 
     private static RuntimeException full(final int cap)
@@ -302,7 +354,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             final long outstanding = t - released;
             if (outstanding > srqMaxRecvDto)
             {
-                r.reopen();
+                r.open();
                 throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, outstanding
                     + " buffers are outstanding, more than " + srqMaxRecvDto);
             }

@@ -8,6 +8,7 @@ import io.jdat.Dat;
 import io.jdat.EpAttr;
 import io.jdat.EvdFlags;
 import io.jdat.InterfaceAdapter;
+import io.jdat.SrqAttr;
 import io.jdat.registry.Registry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -51,6 +52,7 @@ class SingleWriterIaTest
         {
             assertTrue(((IaImpl) ia).singleWriter);
             assertTrue(receiveQueueOf(ia).singleWriter(), "the receive queue claims atomically");
+            assertTrue(srqOf(ia).singleWriter(), "the SRQ claims atomically");
         }
         finally
         {
@@ -66,6 +68,7 @@ class SingleWriterIaTest
         {
             assertFalse(((IaImpl) ia).singleWriter);
             assertFalse(receiveQueueOf(ia).singleWriter(), "the receive queue claims without an atomic");
+            assertFalse(srqOf(ia).singleWriter(), "the SRQ claims without an atomic");
         }
         finally
         {
@@ -78,5 +81,13 @@ class SingleWriterIaTest
         final var pz = ia.pzCreate();
         final var evd = ia.evdCreate(4, null, EvdFlags.DTO_FLAG);
         return ((EpImpl) ia.epCreate(pz, evd, evd, null, new EpAttr())).recvs;
+    }
+
+    private static SrqImpl srqOf(final InterfaceAdapter ia)
+    {
+        final SrqAttr attr = new SrqAttr();
+        attr.maxRecvDtos = 4;
+        attr.maxRecvIov = 1;
+        return (SrqImpl) ia.srqCreate(ia.pzCreate(), attr);
     }
 }
