@@ -245,7 +245,6 @@ final class JdatBandwidth
         @Override
         boolean step()
         {
-            boolean progress = false;
             if (posted < total && posted - retired < window && posted < credits + credited)
             {
                 if (posted == warmup)
@@ -256,8 +255,13 @@ final class JdatBandwidth
                     : CompletionFlags.SUPPRESS_FLAG;
                 link.ep.postSend(1, local, posted, flags);
                 posted++;
-                progress = true;
+                return true;
             }
+            // out of window or credits, or all posted: only now look at the completions and the
+            // credits, as the baseline's sender looks at its consumer's progress only when its
+            // queue looks full. The credit receives do not run out meanwhile: the receiver returns
+            // at most a window's worth of credits beyond those seen, in window / 4 messages
+            boolean progress = false;
             if (poll(link.reqEvd, "Send stream"))
             {
                 retired = (int) event.dto.userCookie + 1;
@@ -324,7 +328,8 @@ final class JdatBandwidth
         boolean step()
         {
             boolean progress = false;
-            if (poll(link.reqEvd, "credit Send"))
+            // a credit Send's completion, only while one is outstanding
+            if (creditsSent > creditsRetired && poll(link.reqEvd, "credit Send"))
             {
                 creditsRetired++;
                 progress = true;
