@@ -5,7 +5,9 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
- * placing into the endpoint takes them in order, as a NIC's receive queue works.
+ * placing into the endpoint takes them in order, as a NIC's receive queue works. An SRQ's
+ * buffers live in one too ({@link SrqImpl}: claims bounded by its outstanding count,
+ * {@link #claimBounded}; takers one at a time under its monitor).
  *
  * <pre>
  *   slots     [ b0 | b1 | ... | b(P-1) ]     P = max_recv_dtos rounded up to a power of two
