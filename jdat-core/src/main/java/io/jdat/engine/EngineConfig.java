@@ -45,10 +45,11 @@ public final class EngineConfig
     public final long evdSpinMicros;
     /**
      * How often that spin gives its core away ({@code Thread.yield()}), nanoseconds
-     * ({@code evd_spin_yield_ns}, default 1000; 0: never). On a machine whose other cores are
-     * busy the two threads of a ping-pong share one core, and a spin that never yields keeps the
-     * peer that would answer it off the core for the whole spin; with a core of its own a yield
-     * returns at once.
+     * ({@code evd_spin_yield_ns}; 0, the engine's default: never; a library may start its IAs
+     * from another, {@link SoftwareLibrary#defaultInstanceData()}). When the two threads of a
+     * ping-pong share one core, a spin that never yields keeps the peer that would answer it off
+     * the core for the whole spin; but a yield also hands the core to any other runnable thread,
+     * which costs a transport whose threads never end up sharing a core in its tail.
      */
     public final long evdSpinYieldNanos;
 
@@ -76,7 +77,7 @@ public final class EngineConfig
         maxEpPerSrq = intValue("max_ep_per_srq", 1 << 20);
         maxLmrBlockSize = longValue("max_lmr_block_size", Long.MAX_VALUE);
         evdSpinMicros = longValue("evd_spin_us", Long.getLong("jdat.evd.spinMicros", 20L));
-        evdSpinYieldNanos = longValue("evd_spin_yield_ns", Long.getLong("jdat.evd.spinYieldNanos", 1000L));
+        evdSpinYieldNanos = longValue("evd_spin_yield_ns", Long.getLong("jdat.evd.spinYieldNanos", 0L));
     }
 
     /**

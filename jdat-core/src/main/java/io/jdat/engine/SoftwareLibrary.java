@@ -43,6 +43,12 @@ public abstract class SoftwareLibrary implements DatProviderLibrary
     /** A transport for one IA name, configured by its instance data. */
     protected abstract Transport createTransport(String iaName, EngineConfig config);
 
+    /** Instance data every IA of this library starts from; an entry's own instance data overrides it. */
+    protected String defaultInstanceData()
+    {
+        return "";
+    }
+
     /** Whether EVD polls and waits should drive this transport inline. */
     protected boolean pollsInline()
     {
@@ -52,7 +58,8 @@ public abstract class SoftwareLibrary implements DatProviderLibrary
     @Override
     public synchronized void providerInit(final ProviderInfo info, final String instanceData)
     {
-        final EngineConfig config = EngineConfig.parse(instanceData);
+        final EngineConfig config = EngineConfig.parse(
+            defaultInstanceData() + " " + (instanceData == null ? "" : instanceData));
         final SoftwareProvider provider = new SoftwareProvider(info, config, createTransport(info.iaName(), config),
             pollsInline());
         Dat.registryAddProvider(provider, info);

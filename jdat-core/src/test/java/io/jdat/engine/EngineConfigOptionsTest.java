@@ -46,9 +46,11 @@ class EngineConfigOptionsTest
     }
 
     @Test
-    void theEvdSpinYieldsEveryMicrosecondUnlessTheInstanceDataSaysOtherwise()
+    void theEvdSpinNeverYieldsUnlessTheInstanceDataSaysSo()
     {
-        assertEquals(1000, EngineConfig.parse("").evdSpinYieldNanos);
+        assertEquals(0, EngineConfig.parse("").evdSpinYieldNanos);
+        // a library's defaults come first, the entry's own instance data after them: the last wins
+        assertEquals(2000, EngineConfig.parse("evd_spin_yield_ns=1000 evd_spin_yield_ns=2000").evdSpinYieldNanos);
         assertEquals(0, EngineConfig.parse("evd_spin_yield_ns=0").evdSpinYieldNanos);
         assertEquals(5000, EngineConfig.parse("evd_spin_yield_ns=5000").evdSpinYieldNanos);
         assertThrows(IllegalArgumentException.class, () -> EngineConfig.parse("evd_spin_yield_ns=soon"));

@@ -26,6 +26,18 @@ public final class ShmLibrary extends SoftwareLibrary
         return new ShmTransport(iaName, config);
     }
 
+    /**
+     * {@code dat_evd_wait}'s spin yields every microsecond: the two threads of an shm ping-pong
+     * end up on one core about one round trip in a hundred even on an idle two-core machine, and
+     * a spin that never yields then costs the whole spin per message (docs/perf.md, "Fifth step:
+     * shm"). {@code jdat.evd.spinYieldNanos} or the entry's {@code evd_spin_yield_ns} change it.
+     */
+    @Override
+    protected String defaultInstanceData()
+    {
+        return "evd_spin_yield_ns=" + Long.getLong("jdat.evd.spinYieldNanos", 1000L);
+    }
+
     /** EVD polls and the spin phase of EVD waits move the rings on the consumer's thread. */
     @Override
     protected boolean pollsInline()
