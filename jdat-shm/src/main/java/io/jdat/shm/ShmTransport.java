@@ -49,6 +49,10 @@ import java.nio.file.Path;
  *       and the I/O thread's parks). When the two sides of a ping-pong share one core (the other
  *       taken by another process), every microsecond this thread spins is one its peer cannot run
  *       to answer: at 200000 a half round trip took 223 µs, at 20000 about 43</li>
+ *   <li>{@code evd_spin_yield_ns} (the engine's option, whose default shm's library sets to 1000
+ *       where the engine's is 0): how often {@code dat_evd_wait}'s spin yields its core, so that a
+ *       peer thread on the same core answers within a microsecond instead of after the whole
+ *       spin</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
  *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
