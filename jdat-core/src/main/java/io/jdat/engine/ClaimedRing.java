@@ -50,6 +50,21 @@ abstract class ClaimedRing
         return (long) COUNTERS.getVolatile(counters, HEAD);
     }
 
+    /**
+     * Whether position {@code t} has a free slot. A poster looks at the head it cached, on its own
+     * line, and reads the consumers' {@code head} (and caches it) only when that says full.
+     */
+    final boolean hasRoom(final long t)
+    {
+        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) < capacity)
+        {
+            return true;
+        }
+        final long h = head();
+        COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+        return t - h < capacity;
+    }
+
     /** Positions claimed so far (published, being written, or holes). */
     final long tail()
     {
@@ -74,14 +89,9 @@ abstract class ClaimedRing
             {
                 return CLOSED;
             }
-            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            if (!hasRoom(t))
             {
-                final long h = head();
-                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-                if (t - h >= capacity)
-                {
-                    return FULL;
-                }
+                return FULL;
             }
             if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
             {

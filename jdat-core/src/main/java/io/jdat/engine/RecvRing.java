@@ -140,14 +140,9 @@ final class RecvRing extends ClaimedRing
         }
         // the one poster's own word
         final long t = (long) COUNTERS.getOpaque(counters, TAIL);
-        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+        if (!hasRoom(t))
         {
-            final long h = head();
-            COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-            if (t - h >= capacity)
-            {
-                return FULL;
-            }
+            return FULL;
         }
         return t;
     }
@@ -247,14 +242,9 @@ final class RecvRing extends ClaimedRing
             {
                 return FULL;
             }
-            if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+            if (!hasRoom(t))
             {
-                final long h = head();
-                COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-                if (t - h >= capacity)
-                {
-                    return CROWDED;
-                }
+                return CROWDED;
             }
             if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
             {
@@ -279,14 +269,9 @@ final class RecvRing extends ClaimedRing
         {
             return FULL;
         }
-        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= capacity)
+        if (!hasRoom(t))
         {
-            final long h = head();
-            COUNTERS.setOpaque(counters, HEAD_CACHE, h);
-            if (t - h >= capacity)
-            {
-                return CROWDED;
-            }
+            return CROWDED;
         }
         return t;
     }
