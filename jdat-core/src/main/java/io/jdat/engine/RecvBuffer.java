@@ -17,4 +17,20 @@ final class RecvBuffer
     {
         local = new Segments(maxIov);
     }
+
+    /** Takes {@code from}'s segments, cookie and flags (a ring's regrow, an SRQ handing a buffer on). */
+    void copyFrom(final RecvBuffer from)
+    {
+        final Segments s = from.local;
+        for (int i = 0; i < s.count; i++)
+        {
+            local.regions[i] = s.regions[i];
+            local.offsets[i] = s.offsets[i];
+            local.lengths[i] = s.lengths[i];
+        }
+        local.count = s.count;
+        local.total = s.total;
+        cookie = from.cookie;
+        flags = from.flags;
+    }
 }

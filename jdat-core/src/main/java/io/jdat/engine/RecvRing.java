@@ -306,18 +306,7 @@ final class RecvRing extends ClaimedRing
             {
                 continue;
             }
-            final RecvBuffer b = next.slot(to);
-            final Segments s = from.local;
-            for (int i = 0; i < s.count; i++)
-            {
-                b.local.regions[i] = s.regions[i];
-                b.local.offsets[i] = s.offsets[i];
-                b.local.lengths[i] = s.lengths[i];
-            }
-            b.local.count = s.count;
-            b.local.total = s.total;
-            b.cookie = from.cookie;
-            b.flags = from.flags;
+            next.slot(to).copyFrom(from);
             next.publish(to);
             to++;
         }
@@ -446,18 +435,7 @@ final class RecvRing extends ClaimedRing
             {
                 return null;
             }
-            final RecvBuffer b = next.slot(to);
-            final Segments s = from.local;
-            for (int i = 0; i < s.count; i++)
-            {
-                b.local.regions[i] = s.regions[i];
-                b.local.offsets[i] = s.offsets[i];
-                b.local.lengths[i] = s.lengths[i];
-            }
-            b.local.count = s.count;
-            b.local.total = s.total;
-            b.cookie = from.cookie;
-            b.flags = from.flags;
+            next.slot(to).copyFrom(from);
             next.publish(to);
             to++;
         }

@@ -267,19 +267,9 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             {
                 return null;
             }
-            final Segments from = b.local;
-            final Segments to = into.local;
-            for (int i = 0; i < from.count; i++)
-            {
-                to.regions[i] = from.regions[i];
-                to.offsets[i] = from.offsets[i];
-                to.lengths[i] = from.lengths[i];
-            }
-            to.count = from.count;
-            to.total = from.total;
-            into.cookie = b.cookie;
+            into.copyFrom(b);
             into.flags = 0;
-            from.clear();
+            b.local.clear();
             // the slot is free for a poster; the buffer stays outstanding until reaped
             r.advance();
             fire = lwArmed && r.posted() < lowWatermark;
