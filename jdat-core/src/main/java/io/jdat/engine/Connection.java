@@ -189,7 +189,10 @@ final class Connection implements ConnectHandler, AcceptHandler
 
     // ---------------------------------------------------------------- inbound placement
 
-    /** An untagged segment of a Send: find or continue its receive buffer and place the bytes. */
+    /**
+     * An untagged segment of a Send: find or continue its receive buffer and place the bytes; a
+     * null {@code src}: the transport placed them where {@link #sendTarget} said.
+     */
     @Override
     public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len)
@@ -265,7 +268,7 @@ final class Connection implements ConnectHandler, AcceptHandler
                     return false;
                 }
             }
-            if (at + len > b.local.total || !placeable(b.local) || !copy(b.local, at, src, off, len))
+            if (at + len > b.local.total || !placeable(b.local) || src != null && !copy(b.local, at, src, off, len))
             {
                 return false;
             }
@@ -289,6 +292,64 @@ final class Connection implements ConnectHandler, AcceptHandler
                 PLACER.setRelease(this, 0L);
             }
         }
+    }
+
+    /**
+     * Where a Send segment of {@code len} bytes may be placed by the transport itself: the checks
+     * of {@link #placeSend}, nothing placed, nothing failed, and the bytes must land in one
+     * segment of the receive buffer. On the thread that delivers this connection's segments,
+     * which alone moves the head of the receive queue; the transport orders its writes against
+     * {@link #close} ({@link Channel#awaitPlacing}).
+     */
+    @Override
+    public boolean sendTarget(final int msn, final int mo, final int len, final TaggedTarget target)
+    {
+        if (ep.srq != null || len == 0 || closed || ep.conn != this)
+        {
+            return false;
+        }
+        final RecvBuffer b;
+        final long at;
+        if (current == null)
+        {
+            if (msn != expectedSendMsn || mo != 0)
+            {
+                return false;
+            }
+            b = ep.recvs.peek();
+            at = 0;
+        }
+        else
+        {
+            b = current;
+            at = received;
+            if (msn != expectedSendMsn || Integer.toUnsignedLong(mo) != at)
+            {
+                return false;
+            }
+        }
+        if (b == null || at + len > b.local.total || !placeable(b.local))
+        {
+            return false;
+        }
+        final Segments s = b.local;
+        long skip = at;
+        for (int i = 0; i < s.count; i++)
+        {
+            if (skip >= s.lengths[i])
+            {
+                skip -= s.lengths[i];
+                continue;
+            }
+            if (s.lengths[i] - skip < len)
+            {
+                return false;
+            }
+            target.memory = s.regions[i].memory;
+            target.offset = s.offsets[i] + skip;
+            return true;
+        }
+        return false;
     }
 
     private boolean placeSendLocked(final int msn, final int mo, final boolean last, final boolean solicited,
@@ -358,7 +419,7 @@ final class Connection implements ConnectHandler, AcceptHandler
                     recvStatus = DtoStatus.ERR_LOCAL_LENGTH;
                     t = untagged(TerminateCodes.DDP_UNTAGGED_MSG_TOO_LONG, 0, msn, mo, solicited);
                 }
-                else if (!placeable(b.local) || !copy(b.local, received, src, off, len))
+                else if (!placeable(b.local) || src != null && !copy(b.local, received, src, off, len))
                 {
                     recvStatus = DtoStatus.ERR_LOCAL_PROTECTION;
                     t = TerminateInfo.of(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_LOCAL_CATASTROPHIC, 0);

@@ -37,7 +37,9 @@ public interface Channel
      * handler (the peer's {@link #sendNow} claim). A placement that began before the mark is
      * let finish, and what it wrote happens before this returns; one that begins after it sees
      * the mark. Never waits for anything else; returns at once when called by the placing thread
-     * itself. Channels without {@code sendNow} have nothing to wait for.
+     * itself. Channels without {@code sendNow} have nothing to wait for, except a transport that
+     * places payload itself ({@link ChannelHandler#sendTarget}): it returns once no write of its
+     * into this end's memory is in progress, and writes nothing there after.
      */
     default void awaitPlacing()
     {

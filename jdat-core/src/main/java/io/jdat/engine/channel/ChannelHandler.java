@@ -17,8 +17,29 @@ public interface ChannelHandler
      * @param mo        the segment's offset within the message
      * @param last      the last segment of the message
      * @param solicited Send with Solicited Event
+     * @param src       null when the transport already placed the payload where
+     *                  {@link #sendTarget} said
      */
     boolean onSend(int msn, int mo, boolean last, boolean solicited, MemorySegment src, long off, int len);
+
+    /**
+     * Direct placement of a Send segment, for a transport that can move its payload straight
+     * from the wire into the receive buffer: checks {@code len} bytes at {@code msn}/{@code mo}
+     * as {@link #onSend} would (the expected message and offset, a posted receive, the length,
+     * the buffer's LMRs still registered in the endpoint's PZ), before any of them arrived, and
+     * if they fit one contiguous piece of the receive buffer fills {@code target} with it and
+     * returns true; the transport then writes the payload there itself and calls {@code onSend}
+     * with a null {@code src}, which checks again and completes the segment (and with
+     * {@code last}, the receive) without copying. Returns false, changing nothing, otherwise
+     * (a Send the buffer cannot hold, no receive posted, an SRQ, bytes that span two LMRs): the
+     * transport then calls {@code onSend} with the payload as usual, which fails it if it must.
+     * The transport writes into the target only while no close is in progress
+     * ({@link Channel#awaitPlacing}).
+     */
+    default boolean sendTarget(final int msn, final int mo, final int len, final TaggedTarget target)
+    {
+        return false;
+    }
 
     /**
      * A whole Send in one segment, placed now if that needs no lock and no waiting: for a
