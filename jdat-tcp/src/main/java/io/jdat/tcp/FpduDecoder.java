@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  * engine's {@link ChannelHandler}. One decoder per connection; not thread-safe.
  *
  * <p>An FPDU is handled only once all of it is in the buffer, and it is checked completely before
- * anything of it is delivered (a reader that places large tagged payload straight from the socket,
+ * anything of it is delivered (a reader that places large payload straight from the socket,
  * {@link #placeDirect}, places it before the CRC can be checked, but nothing of it is delivered
  * before the CRC matched), in this order:
  * <ol>
@@ -94,11 +94,20 @@ public final class FpduDecoder
     private int bytesNeeded = Fpdu.LENGTH_FIELD_LENGTH;
     /** Pad and CRC of an FPDU whose payload was placed directly ({@link #placeDirect}), still to skip. */
     private int skip;
-    /** A Read Response segment placed directly, to be completed ({@code onReadResponse}) once its payload is in. */
-    private boolean responsePlaced;
+    /**
+     * A segment placed directly that the engine completes once its payload is in (and, with CRC,
+     * checked): {@link #READ_RESPONSE} ({@code onReadResponse}), {@link #SEND} ({@code onSend}),
+     * or 0 (none, or an RDMA Write, which has nothing to complete).
+     */
+    private int toComplete;
+    private static final int READ_RESPONSE = 1;
+    private static final int SEND = 2;
     private int placedStag;
     private long placedTo;
+    private int placedMsn;
+    private int placedMo;
     private boolean placedLast;
+    private boolean placedSolicited;
     private int placedLength;
 
     private ByteBuffer cachedBuffer;
@@ -167,17 +176,19 @@ public final class FpduDecoder
             }
             if (!placedCrcMatches(src))
             {
-                responsePlaced = false;
+                toComplete = 0;
                 error = CRC_ERROR;
                 state = Status.PROTOCOL_ERROR;
                 return state;
             }
         }
-        if (responsePlaced)
+        if (toComplete != 0)
         {
-            // the reader placed the payload of a Read Response segment: the engine completes it
-            responsePlaced = false;
-            if (!handler.onReadResponse(placedStag, placedTo, placedLast, null, 0, placedLength))
+            // the reader placed the payload of a Read Response or Send segment: the engine completes it
+            final boolean response = toComplete == READ_RESPONSE;
+            toComplete = 0;
+            if (response ? !handler.onReadResponse(placedStag, placedTo, placedLast, null, 0, placedLength)
+                : !handler.onSend(placedMsn, placedMo, placedLast, placedSolicited, null, 0, placedLength))
             {
                 state = Status.HANDLER_STOPPED;
                 return state;
@@ -272,32 +283,34 @@ public final class FpduDecoder
      */
     public boolean insideFpdu()
     {
-        return skip > 0 || responsePlaced;
+        return skip > 0 || toComplete != 0;
     }
 
     /**
-     * Direct placement of tagged payload (RDMA Write, Read Response), for a reader that can move
+     * Direct placement of payload (RDMA Write, Read Response, Send), for a reader that can move
      * bytes from the socket straight into memory. Call after {@link #decode} returned
      * {@link Status#NEED_MORE} with {@code src} as it left it. If the incomplete FPDU at the
-     * position is an RDMA Write or Read Response whose header is all there and passes every check
-     * {@code decode} makes, with at least {@code minRest} payload bytes still to come, and the
-     * handler ({@link ChannelHandler#writeTarget}, {@link ChannelHandler#readResponseTarget}) gives
-     * a target for its whole payload: copies the payload bytes already in {@code src} there, moves
-     * the position to the limit, advances {@code target.offset} past them, and returns how many
-     * payload bytes are still to come; the caller reads exactly those into {@code target} and then
-     * goes on with {@code decode}, which first completes a Read Response segment
-     * ({@code onReadResponse} with a null {@code src}) and skips the FPDU's pad and CRC.
+     * position is an RDMA Write, Read Response or Send whose header is all there and passes every
+     * check {@code decode} makes, with at least {@code minRest} payload bytes still to come, and
+     * the handler ({@link ChannelHandler#writeTarget}, {@link ChannelHandler#readResponseTarget},
+     * {@link ChannelHandler#sendTarget}) gives a target for its whole payload: copies the payload
+     * bytes already in {@code src} there, moves the position to the limit, advances
+     * {@code target.offset} past them, and returns how many payload bytes are still to come; the
+     * caller reads exactly those into {@code target} and then goes on with {@code decode}, which
+     * first completes a Read Response or Send segment ({@code onReadResponse} or {@code onSend}
+     * with a null {@code src}) and skips the FPDU's pad and CRC.
      * Otherwise returns 0 and changes nothing: the FPDU is decoded once complete, as always.
      *
      * <p>With CRC, the payload is placed before the CRC can be checked (as Linux siw does): the CRC
      * is taken over the header and the payload bytes in {@code src} here, over each piece the
      * reader places as it lands ({@link #placed}), and over the pad when the FPDU's end arrives;
      * a mismatch is then a protocol error (LLP, CRC error) like any other: nothing of the segment
-     * is delivered (a Read Response segment is not completed), the connection ends with a
+     * is delivered (a Read Response or Send segment is not completed), the connection ends with a
      * Terminate, and the bytes already placed stay where they are. They lie inside memory the
      * engine checked for this STag, range and right before the first of them was placed, memory
-     * the peer may write anyway; no completion ever reports them as good, and the stream they
-     * came on ends.
+     * the peer may write anyway, or inside the receive buffer at the head of the receive queue,
+     * which the broken connection then flushes ({@code ERR_FLUSHED}, whose buffer contents DAT
+     * leaves undefined); no completion ever reports them as good, and the stream they came on ends.
      */
     public int placeDirect(final ByteBuffer src, final ChannelHandler handler, final TaggedTarget target,
         final int minRest)
@@ -308,29 +321,48 @@ public final class FpduDecoder
         }
         final int fpdu = src.position();
         final int available = src.limit() - fpdu;
-        final int headerEnd = Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
+        if (available < Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH)
+        {
+            return 0;
+        }
+        final int segment = fpdu + Fpdu.ULPDU_OFFSET;
+        final int opcode = DdpRdmap.opcode(src, segment);
+        final boolean send = opcode == RdmapOpcode.SEND || opcode == RdmapOpcode.SEND_WITH_SE;
+        if (!send && opcode != RdmapOpcode.RDMA_WRITE && opcode != RdmapOpcode.RDMA_READ_RESPONSE)
+        {
+            return 0;
+        }
+        final int headerLength = DdpRdmap.headerLength(opcode);
+        final int headerEnd = Fpdu.ULPDU_OFFSET + headerLength;
         if (available < headerEnd)
         {
             return 0;
         }
         final int ulpduLength = Fpdu.ulpduLength(src, fpdu);
-        final int segment = fpdu + Fpdu.ULPDU_OFFSET;
-        final int payloadLength = ulpduLength - DdpRdmap.TAGGED_HEADER_LENGTH;
+        final int payloadLength = ulpduLength - headerLength;
         final int present = available - headerEnd;
-        final int opcode = DdpRdmap.opcode(src, segment);
-        if (payloadLength - present < minRest
-            || opcode != RdmapOpcode.RDMA_WRITE && opcode != RdmapOpcode.RDMA_READ_RESPONSE
-            || check(src, fpdu, ulpduLength, false) != null)
+        if (payloadLength - present < minRest || check(src, fpdu, ulpduLength, false) != null)
         {
             return 0;
         }
         prepare(src);
-        final int stag = DdpRdmap.stag(src, segment);
-        final long to = DdpRdmap.taggedOffset(src, segment);
         final boolean last = DdpRdmap.isLast(src, segment);
         final boolean response = opcode == RdmapOpcode.RDMA_READ_RESPONSE;
-        if (response ? !handler.readResponseTarget(stag, to, last, payloadLength, target)
-            : !handler.writeTarget(stag, to, payloadLength, target))
+        final boolean targeted;
+        if (send)
+        {
+            placedMsn = DdpRdmap.msn(src, segment);
+            placedMo = DdpRdmap.mo(src, segment);
+            targeted = handler.sendTarget(placedMsn, placedMo, payloadLength, target);
+        }
+        else
+        {
+            placedStag = DdpRdmap.stag(src, segment);
+            placedTo = DdpRdmap.taggedOffset(src, segment);
+            targeted = response ? handler.readResponseTarget(placedStag, placedTo, last, payloadLength, target)
+                : handler.writeTarget(placedStag, placedTo, payloadLength, target);
+        }
+        if (!targeted)
         {
             return 0;
         }
@@ -352,12 +384,11 @@ public final class FpduDecoder
         }
         target.offset += present;
         src.position(src.limit());
-        if (response)
+        if (response || send)
         {
-            responsePlaced = true;
-            placedStag = stag;
-            placedTo = to;
+            toComplete = response ? READ_RESPONSE : SEND;
             placedLast = last;
+            placedSolicited = opcode == RdmapOpcode.SEND_WITH_SE;
             placedLength = payloadLength;
         }
         skip = Fpdu.padLength(ulpduLength) + Fpdu.CRC_LENGTH;

@@ -15,10 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link FpduDecoder#placeDirect}: an RDMA Write whose header has arrived and passed every check
- * has its payload placed where the engine says, the decoder then skips its pad and CRC and goes on
- * with the next FPDU; anything else (CRC in use, another opcode, a header that fails a check, an
- * engine that refuses, too little payload left) is left to {@code decode} as always.
+ * {@link FpduDecoder#placeDirect}: an RDMA Write, Read Response or Send whose header has arrived
+ * and passed every check has its payload placed where the engine says, the decoder then completes
+ * the segment (Read Response, Send) once the payload is in and its CRC matched, skips its pad and
+ * CRC and goes on with the next FPDU; anything else (another opcode, a header that fails a check,
+ * an engine that refuses, too little payload left) is left to {@code decode} as always.
  */
 class FpduDirectPlacementTest
 {
@@ -154,7 +155,7 @@ class FpduDirectPlacementTest
         // less payload to come than asked for
         final Placing shortRest = new Placing();
         assertEquals(0, partial(stream(false, new byte[5000], 65536), false, shortRest, 8192, target));
-        // a Send is never placed directly
+        // a Send asks sendTarget, not writeTarget; a handler without it (false) places nothing
         final Placing send = new Placing();
         final byte[] sends = Streams.encode(new FpduEncoder(false), List.of(TestMessage.send(1, payload)), 1 << 20);
         assertEquals(0, partial(sends, false, send, 4096, target));
@@ -256,6 +257,72 @@ class FpduDirectPlacementTest
             assertEquals(TerminateCodes.LLP_CRC_ERROR, decoder.terminateInfo().code());
             assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, decoder.decode(rx, handler), "and nothing later");
             assertEquals(List.of(), completed);
+        }
+    }
+
+    @Test
+    void aSendSegmentIsPlacedAndCompletedOnlyOnceItsPayloadIsInAndItsCrcMatched()
+    {
+        for (final int damaged : new int[] {-1, 2 + 18 + 30_000, Fpdu.crcOffset(0, 18 + SIZE) + 1})
+        {
+            final byte[] payload = new byte[SIZE];
+            new Random(6).nextBytes(payload);
+            final TestMessage message = TestMessage.sendWithSe(3, payload);
+            final byte[] wire = Streams.encode(new FpduEncoder(true, 65536), List.of(message), 1 << 20);
+            if (damaged >= 0)
+            {
+                wire[damaged] ^= 0x10;
+            }
+            final MemorySegment memory = Arena.ofAuto().allocate(1 << 17);
+            final List<String> completed = new java.util.ArrayList<>();
+            final List<String> asked = new java.util.ArrayList<>();
+            final io.jdat.engine.channel.ChannelHandler handler = new Delegating(new RecordingHandler())
+            {
+                @Override
+                public boolean sendTarget(final int msn, final int mo, final int len, final TaggedTarget target)
+                {
+                    asked.add(msn + " " + mo + " " + len);
+                    target.memory = memory;
+                    target.offset = 16;
+                    return true;
+                }
+
+                @Override
+                public boolean onSend(final int msn, final int mo, final boolean last, final boolean solicited,
+                    final MemorySegment src, final long off, final int len)
+                {
+                    completed.add(msn + " " + mo + " " + last + " " + solicited + " " + (src == null) + " " + len);
+                    return true;
+                }
+            };
+            final FpduDecoder decoder = new FpduDecoder(true);
+            final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+            final int first = 2 + 18 + 10;
+            rx.put(wire, 0, first).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, handler));
+            final TaggedTarget target = new TaggedTarget();
+            final int rest = decoder.placeDirect(rx, handler, target, 4096);
+            assertEquals(SIZE - 10, rest);
+            assertEquals(List.of("3 0 " + SIZE), asked);
+            assertEquals(16 + 10, target.offset);
+            placeInPieces(decoder, wire, first, memory, (int) target.offset, rest);
+            assertEquals(List.of(), completed, "not complete before its CRC arrived");
+            rx.clear();
+            rx.put(wire, first + rest, wire.length - (first + rest)).flip();
+            final FpduDecoder.Status status = decoder.decode(rx, handler);
+            if (damaged < 0)
+            {
+                assertEquals(FpduDecoder.Status.NEED_MORE, status);
+                assertEquals(List.of("3 0 true true true " + SIZE), completed);
+                assertArrayEquals(payload, memory.asSlice(16, SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                assertTrue(!decoder.insideFpdu());
+            }
+            else
+            {
+                assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, status, "damaged at " + damaged);
+                assertEquals(TerminateCodes.LLP_CRC_ERROR, decoder.terminateInfo().code());
+                assertEquals(List.of(), completed, "the Send completed despite its CRC");
+            }
         }
     }
 

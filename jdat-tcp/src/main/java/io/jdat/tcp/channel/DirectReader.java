@@ -12,10 +12,13 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The reading side of one connection's socket, with direct placement: the payload of a large
- * RDMA Write or Read Response segment whose header arrived and passed every check goes from the
- * socket straight into the registered memory the engine names ({@link FpduDecoder#placeDirect}),
- * one scattering read per segment that also takes the segment's pad and CRC and the next header
- * into the receive buffer.
+ * RDMA Write, Read Response or Send segment whose header arrived and passed every check goes from
+ * the socket straight into the registered memory the engine names ({@link FpduDecoder#placeDirect}:
+ * the tagged target, or the receive buffer at the head of the receive queue), one scattering read
+ * per segment that also takes the segment's pad and CRC and the next header into the receive
+ * buffer. Every write into that memory happens inside the connection's {@link PlacementClaim}, so
+ * none lands after the engine closed the connection and flushed its receives; a read that finds
+ * the claim closed leaves the payload unread ({@link #abandoned}).
  * Everything else is read into the receive buffer and decoded there. With CRC, each piece of
  * payload joins the FPDU's CRC right after it landed ({@link FpduDecoder#placed}), and the decoder
  * compares once the FPDU's CRC field arrives. Under the port's progress lock.
@@ -27,13 +30,16 @@ final class DirectReader
      * much of it is still to come (below, one more read costs more than the copy it saves).
      */
     private static final int DIRECT_MIN = 8192;
-    /** What is read after a directly placed payload: its pad and CRC, and the next FPDU's header. */
-    private static final int TAIL = 3 + Fpdu.CRC_LENGTH + Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
-    private static final int HEADER = Fpdu.ULPDU_OFFSET + DdpRdmap.TAGGED_HEADER_LENGTH;
+    /** What is read after a directly placed payload: its pad and CRC, and the next FPDU's header (up to a Send's). */
+    private static final int TAIL = 3 + Fpdu.CRC_LENGTH + Fpdu.ULPDU_OFFSET + DdpRdmap.UNTAGGED_HEADER_LENGTH;
+    private static final int HEADER = Fpdu.ULPDU_OFFSET + DdpRdmap.UNTAGGED_HEADER_LENGTH;
 
     private final SocketChannel sock;
     private final FpduDecoder decoder;
     private final ChannelHandler handler;
+    private final PlacementClaim claim;
+    /** The engine closed while a payload was being placed: the rest of the stream is not ours to place. */
+    private boolean abandoned;
     /** Where the RDMA Write being placed goes, and the view the rest of its payload is read into. */
     private final TaggedTarget target = new TaggedTarget();
     private ByteBuffer direct;
@@ -46,11 +52,23 @@ final class DirectReader
     /** How many bytes the last read offered room for. */
     private long offered;
 
-    DirectReader(final SocketChannel sock, final FpduDecoder decoder, final ChannelHandler handler)
+    /**
+     * @param handler targets given by it are entered in {@code claim} before they are returned
+     *                (the decoder copies the payload bytes it already has into them at once)
+     */
+    DirectReader(final SocketChannel sock, final FpduDecoder decoder, final ChannelHandler handler,
+        final PlacementClaim claim)
     {
         this.sock = sock;
         this.decoder = decoder;
         this.handler = handler;
+        this.claim = claim;
+    }
+
+    /** A read found the engine closed in the middle of a placed payload: read nothing more into memory. */
+    boolean abandoned()
+    {
+        return abandoned;
     }
 
     /** A payload is being read straight into its memory. */
@@ -107,6 +125,13 @@ final class DirectReader
     private long readDirect(final ByteBuffer b) throws IOException
     {
         final ByteBuffer v = direct;
+        if (!claim.enter())
+        {
+            // the engine closed and flushed: the memory is the consumer's again
+            direct = null;
+            abandoned = true;
+            return 0;
+        }
         b.limit(Math.min(b.capacity(), b.position() + TAIL));
         scatter[0] = v;
         scatter[1] = b;
@@ -120,6 +145,7 @@ final class DirectReader
         }
         finally
         {
+            claim.exit();
             scatter[0] = null;
             scatter[1] = null;
             b.limit(b.capacity());
@@ -138,7 +164,16 @@ final class DirectReader
      */
     void start(final ByteBuffer b)
     {
-        final int rest = decoder.placeDirect(b, handler, target, DIRECT_MIN);
+        final int rest;
+        try
+        {
+            rest = decoder.placeDirect(b, handler, target, DIRECT_MIN);
+        }
+        finally
+        {
+            // entered when the handler gave a target
+            claim.exit();
+        }
         if (rest == 0)
         {
             // go on reading headers alone only while the next one is not all there yet

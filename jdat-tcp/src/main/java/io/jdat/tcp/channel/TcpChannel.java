@@ -81,8 +81,10 @@ final class TcpChannel extends Io implements Channel
      * has not arrived; otherwise reads go into the port's shared buffer (see {@link TcpPort#rxShared}).
      */
     private ByteBuffer rx;
-    /** Moves the payload of large RDMA Writes straight from the socket into memory. */
+    /** Moves the payload of large RDMA Writes, Read Responses and Sends straight from the socket into memory. */
     private final DirectReader direct;
+    /** Orders those writes against the engine's close ({@link #awaitPlacing}). */
+    private final PlacementClaim claim = new PlacementClaim();
     /** This connection's own write, only while it holds bytes the kernel has not taken yet. */
     private FpduWrite tx;
     /** The interest set this channel wants, before the port's quiet mode is applied. */
@@ -126,7 +128,7 @@ final class TcpChannel extends Io implements Channel
         this.active = active;
         this.encoder = new FpduEncoder(crc, maxFpdu);
         this.decoder = new FpduDecoder(crc);
-        this.direct = new DirectReader(sock, decoder, inbound);
+        this.direct = new DirectReader(sock, decoder, inbound, claim);
         this.txOpen = active || !awaitRtr && port.transport.responderWaitNanos == 0;
         this.awaitRtr = awaitRtr;
         this.holdUntil = System.nanoTime() + port.transport.responderWaitNanos;
@@ -249,6 +251,13 @@ final class TcpChannel extends Io implements Channel
         {
             p.schedule(this);
         }
+    }
+
+    /** The engine closes: no payload is placed directly after this returns. */
+    @Override
+    public void awaitPlacing()
+    {
+        claim.close();
     }
 
     @Override
@@ -453,6 +462,11 @@ final class TcpChannel extends Io implements Channel
             }
             if (n == 0)
             {
+                if (direct.abandoned())
+                {
+                    // the engine closed in the middle of a placed payload: what follows is dropped
+                    rxStopped = true;
+                }
                 return total;
             }
             total += (int) n;
@@ -878,10 +892,29 @@ final class TcpChannel extends Io implements Channel
             return handler.writeTarget(stag, to, len, into) && readable(into);
         }
 
-        /** Sockets read into native, writable memory only; anything else is placed by copying. */
+        @Override
+        public boolean sendTarget(final int msn, final int mo, final int len, final TaggedTarget into)
+        {
+            if (aborted || awaitRtr)
+            {
+                // the ready-to-receive message must come first: onSend says so
+                return false;
+            }
+            if (!txOpen)
+            {
+                openTx();
+            }
+            return handler.sendTarget(msn, mo, len, into) && readable(into);
+        }
+
+        /**
+         * Sockets read into native, writable memory only; anything else is placed by copying. A
+         * target that may be written is returned inside the placement claim (the reader leaves
+         * it), and none once the engine closed.
+         */
         private boolean readable(final TaggedTarget into)
         {
-            if (into.memory.isNative() && !into.memory.isReadOnly())
+            if (into.memory.isNative() && !into.memory.isReadOnly() && claim.enter())
             {
                 return true;
             }

@@ -39,13 +39,17 @@
  * are checked (CRC, length, versions, opcode, queue number) and handed to the engine, which checks
  * MSN, STag, PZ, rights and bounds before it places a byte; any violation is answered with a
  * Terminate carrying the RFC's layer, type and code, and the connection breaks on both sides with
- * nothing placed. The payload of a large RDMA Write or Read Response segment is read from the
- * socket straight into its memory ({@code DirectReader}) once its header arrived, passed the
- * decoder's checks and the engine's ({@code writeTarget}, {@code readResponseTarget}). With CRC
- * the CRC is taken over each piece right after it landed and compared when the FPDU's end
+ * nothing placed. The payload of a large RDMA Write, Read Response or Send segment is read from
+ * the socket straight into its memory ({@code DirectReader}) once its header arrived, passed the
+ * decoder's checks and the engine's ({@code writeTarget}, {@code readResponseTarget},
+ * {@code sendTarget}: for a Send, the receive buffer at the head of the receive queue, when the
+ * segment fits it and lands in one of its LMR segments; SRQ endpoints' Sends are copied). With
+ * CRC the CRC is taken over each piece right after it landed and compared when the FPDU's end
  * arrives, as Linux siw does: a mismatch earns an LLP CRC-error Terminate and breaks the
- * connection; the Read Response segment is never completed (the Read is flushed), and bytes
- * already placed stay in the memory the engine had checked for them, never reported as good.
+ * connection; the Read Response or Send segment is never completed (the Read and the receive are
+ * flushed), and bytes already placed stay in the memory the engine had checked for them, never
+ * reported as good. Writes into placed memory end before the engine's close returns
+ * ({@code PlacementClaim}), so none lands in a receive buffer after it was flushed.
  *
  * <p><b>Progress and threads.</b> Each IA instance has exactly one thread,
  * {@code jdat-tcp-IA-N-io}, running an NIO selector over all its listeners and connections
