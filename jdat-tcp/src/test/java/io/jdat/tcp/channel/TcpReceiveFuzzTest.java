@@ -72,7 +72,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the Request; {@link #OPT_FIX_CRC} the CRC of every whole FPDU is made right before sending;
  * {@link #OPT_READ} jdat posts an RDMA Read once connected; {@link #OPT_SPLIT} the stream is
  * written in pieces with pauses between them, so that jdat reads FPDUs cut short and places large
- * RDMA Writes straight from the socket), bytes 1-2 the frame's length, the
+ * RDMA Writes and Sends straight from the socket: the third of the receives posted is large enough
+ * for that), bytes 1-2 the frame's length, the
  * frame, then the stream. STags and tagged offsets in the stream are read relative to what the
  * peer was given: STag field {@code x} selects by {@code x & 3} region A's remote context, region
  * B's local context (no remote rights), a forged context, or {@code x} itself; a TO is an offset
@@ -102,6 +103,9 @@ class TcpReceiveFuzzTest
 
     /** guard | A | guard | B | guard ({@link GuardedRegions}) */
     private static final int A_SIZE = 32768;
+    /** A third receive, large enough for a Send whose payload is read straight into it, in region A's upper half. */
+    private static final int LARGE_RECV = 16384;
+    private static final int LARGE_RECV_AT = A_SIZE - LARGE_RECV;
     private static final long SECOND = 1_000_000L;
     private static final byte[] HELLO = "fuzz".getBytes(StandardCharsets.US_ASCII);
 
@@ -181,6 +185,20 @@ class TcpReceiveFuzzTest
         seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(1, 0, large)))));
         seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false, RawMessage.write(0, 0, large),
             RawMessage.write(0, A_SIZE - 100, large)))));
+        // a large third Send, read straight into the large receive, with and without CRC; and one
+        // too long for its receive
+        final byte[] largeSend = new byte[LARGE_RECV - 1000];
+        Arrays.fill(largeSend, (byte) 5);
+        final byte[] p2pCrc = RawPeer.frame(true, Mpa.FLAG_ENHANCED | Mpa.FLAG_CRC, Mpa.REVISION_2,
+            Mpa.IrdOrd.of(1, 1), HELLO);
+        for (final boolean crc : new boolean[] {false, true})
+        {
+            seeds.add(arguments(input(OPT_SPLIT | (crc ? OPT_FIX_CRC : 0), crc ? p2pCrc : p2p, fpdus(crc,
+                RawMessage.send(1, payload), RawMessage.send(2, payload),
+                RawMessage.send(3, largeSend)))));
+        }
+        seeds.add(arguments(input(OPT_SPLIT, p2p, fpdus(false,
+            RawMessage.send(1, payload), RawMessage.send(2, payload), RawMessage.send(3, large)))));
         return seeds.stream();
     }
 
@@ -325,6 +343,7 @@ class TcpReceiveFuzzTest
                 }
                 post(RECV_SIZE, 1);
                 post(RECV_SIZE, 2);
+                v.postRecv(ep, posted, 3, LARGE_RECV_AT, LARGE_RECV);
                 cr.crArrival.crHandle.accept(ep, HELLO);
                 reply = tryReadFrame(false);
                 if (reply == null)
@@ -426,6 +445,7 @@ class TcpReceiveFuzzTest
                 established = true;
                 post(RECV_SIZE, 1);
                 post(RECV_SIZE, 2);
+                v.postRecv(ep, posted, 3, LARGE_RECV_AT, LARGE_RECV);
                 return;
             }
             // jdat closed its side: nothing more than the Request came
