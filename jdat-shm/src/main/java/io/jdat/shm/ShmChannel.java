@@ -217,11 +217,13 @@ final class ShmChannel implements Channel, Work
     }
 
     /**
-     * A step on the posting thread ({@link ShmPort#flush}): writes what it posted, and takes in
-     * and reports what the peer did meanwhile, but leaves the peer's process, its gone word and
-     * the deadlines to the port's rounds, which read the clock.
+     * A step on the posting thread ({@link ShmPort#flush}) or in a polling consumer's round
+     * between full ones: writes what was posted, and takes in and reports what the peer did
+     * meanwhile, but leaves the peer's process, its gone word and the deadlines to the port's
+     * full rounds, which read the clock.
      */
-    int post()
+    @Override
+    public int move()
     {
         return step(0, false);
     }

@@ -197,10 +197,14 @@ final class ShmPort extends ThreadedPort
         }
     }
 
-    /** One pass over every piece of work, or over the work that is not quiet. Progress lock held. */
+    /**
+     * One pass over every piece of work, or, between a polling consumer's full rounds, over the
+     * work that is not quiet ({@link Work#move()}: the data alone, without the clock, the peer's
+     * liveness and the deadlines). Progress lock held.
+     */
     private int round(final boolean skipQuiet)
     {
-        final long now = System.nanoTime();
+        final long now = skipQuiet ? 0 : System.nanoTime();
         int n = 0;
         for (final Work w : work)
         {
@@ -210,7 +214,7 @@ final class ShmPort extends ThreadedPort
             }
             try
             {
-                n += w.progress(now);
+                n += skipQuiet ? w.move() : w.progress(now);
             }
             catch (final RuntimeException e)
             {
@@ -343,7 +347,7 @@ final class ShmPort extends ThreadedPort
         {
             try
             {
-                channel.post();
+                channel.move();
             }
             finally
             {

@@ -2,13 +2,23 @@ package io.jdat.shm;
 
 /**
  * Something a port's progress rounds move forward: a listener, a connection attempt, an accepted
- * request waiting for the active side, or an established connection. Both methods run holding the
+ * request waiting for the active side, or an established connection. Its steps run holding the
  * port's progress lock, so the work of one port never runs on two threads at once.
  */
 interface Work
 {
     /** One step; returns how much was done (0 when idle). */
     int progress(long now);
+
+    /**
+     * A step of a polling consumer's round between its full rounds: moves what the quiet hint
+     * says is there. Work whose checks need the clock (deadlines, the peer's liveness) may leave
+     * them to the next full round, which comes within a few polls.
+     */
+    default int move()
+    {
+        return progress(System.nanoTime());
+    }
 
     /**
      * A hint read without the progress lock, so that a polling consumer can skip rounds with
