@@ -268,7 +268,7 @@ final class Connection implements ConnectHandler, AcceptHandler
                     return false;
                 }
             }
-            if (at + len > b.local.total || !placeable(b.local) || src != null && !copy(b.local, at, src, off, len))
+            if (at + len > b.total || !placeable(b) || src != null && !copy(b, at, src, off, len))
             {
                 return false;
             }
@@ -328,25 +328,25 @@ final class Connection implements ConnectHandler, AcceptHandler
                 return false;
             }
         }
-        if (b == null || at + len > b.local.total || !placeable(b.local))
+        if (b == null || at + len > b.total || !placeable(b))
         {
             return false;
         }
-        final Segments s = b.local;
+        final Segments s = b;
         long skip = at;
         for (int i = 0; i < s.count; i++)
         {
-            if (skip >= s.lengths[i])
+            if (skip >= s.length(i))
             {
-                skip -= s.lengths[i];
+                skip -= s.length(i);
                 continue;
             }
-            if (s.lengths[i] - skip < len)
+            if (s.length(i) - skip < len)
             {
                 return false;
             }
-            target.memory = s.regions[i].memory;
-            target.offset = s.offsets[i] + skip;
+            target.memory = s.region(i).memory;
+            target.offset = s.offset(i) + skip;
             return true;
         }
         return false;
@@ -414,12 +414,12 @@ final class Connection implements ConnectHandler, AcceptHandler
             }
             if (t == null)
             {
-                if (received + len > b.local.total)
+                if (received + len > b.total)
                 {
                     recvStatus = DtoStatus.ERR_LOCAL_LENGTH;
                     t = untagged(TerminateCodes.DDP_UNTAGGED_MSG_TOO_LONG, 0, msn, mo, solicited);
                 }
-                else if (!placeable(b.local) || src != null && !copy(b.local, received, src, off, len))
+                else if (!placeable(b) || src != null && !copy(b, received, src, off, len))
                 {
                     recvStatus = DtoStatus.ERR_LOCAL_PROTECTION;
                     t = TerminateInfo.of(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_LOCAL_CATASTROPHIC, 0);
@@ -470,7 +470,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         final PzImpl pz = ep.srq != null ? ep.srq.pz : ep.pz;
         for (int i = 0; i < s.count; i++)
         {
-            final MemoryRegion r = s.regions[i];
+            final MemoryRegion r = s.region(i);
             if (!r.valid || r.pz != pz)
             {
                 return false;

@@ -1,9 +1,13 @@
 package io.jdat.engine;
 
-/** A posted receive buffer, on an endpoint's receive queue or on an SRQ. */
-final class RecvBuffer
+/**
+ * A posted receive buffer, on an endpoint's receive queue or on an SRQ: its validated segments
+ * (the first in this object's own fields, see {@link Segments}), cookie and flags, and its place
+ * in the ring. One object per slot: the placer that reads a receive of one segment reads only
+ * this object's lines, which the poster wrote.
+ */
+final class RecvBuffer extends Segments
 {
-    final Segments local;
     long cookie;
     int flags;
     /** The SRQ it came from, or null. */
@@ -15,21 +19,13 @@ final class RecvBuffer
 
     RecvBuffer(final int maxIov)
     {
-        local = new Segments(maxIov);
+        super(maxIov);
     }
 
     /** Takes {@code from}'s segments, cookie and flags (a ring's regrow, an SRQ handing a buffer on). */
     void copyFrom(final RecvBuffer from)
     {
-        final Segments s = from.local;
-        for (int i = 0; i < s.count; i++)
-        {
-            local.regions[i] = s.regions[i];
-            local.offsets[i] = s.offsets[i];
-            local.lengths[i] = s.lengths[i];
-        }
-        local.count = s.count;
-        local.total = s.total;
+        copyFrom((Segments) from);
         cookie = from.cookie;
         flags = from.flags;
     }

@@ -142,12 +142,12 @@ final class RecvQueue
         final RecvBuffer b = r.slot(p);
         try
         {
-            b.local.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
+            b.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
         }
         catch (final RuntimeException e)
         {
             // nothing was claimed
-            b.local.clear();
+            b.clear();
             throw e;
         }
         b.cookie = userCookie;
@@ -225,7 +225,7 @@ final class RecvQueue
         final RecvBuffer b = r.slot(p);
         try
         {
-            b.local.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
+            b.fill(ep.ia.memory, numSegments, iov, ep.attr.maxRecvIov, ep.pz, true, 3);
         }
         catch (final RuntimeException e)
         {
@@ -297,7 +297,7 @@ final class RecvQueue
             final DtoStatus st = first && c != null && c.current == b && currentStatus != null ? currentStatus
                 : DtoStatus.ERR_FLUSHED;
             complete(b.cookie, b.flags, st, 0, false, null);
-            b.local.clear();
+            b.clear();
             first = false;
         }
         r.drop(tail);

@@ -172,7 +172,7 @@ final class RecvRing extends ClaimedRing
     void retract(final long position)
     {
         final RecvBuffer b = slots[(int) position & mask];
-        b.local.clear();
+        b.clear();
         SEQ.setRelease(b, position + 1 - slots.length);
         COUNTERS.setRelease(counters, TAIL, position);
     }
@@ -211,7 +211,7 @@ final class RecvRing extends ClaimedRing
     boolean abandon(final long position)
     {
         final RecvBuffer b = slots[(int) position & mask];
-        b.local.clear();
+        b.clear();
         if (COUNTERS.compareAndSet(counters, TAIL, position + 1, position))
         {
             return true;
@@ -296,7 +296,7 @@ final class RecvRing extends ClaimedRing
     {
         final long h = head();
         final long t = tail();
-        final RecvRing next = new RecvRing(Math.max(newCapacity, (int) (t - h)), slots[0].local.regions.length,
+        final RecvRing next = new RecvRing(Math.max(newCapacity, (int) (t - h)), slots[0].capacity(),
             singleWriter);
         long to = h;
         for (long p = h; p < t; p++)
@@ -431,7 +431,7 @@ final class RecvRing extends ClaimedRing
             {
                 continue;
             }
-            if (from.local.count > maxIov)
+            if (from.count > maxIov)
             {
                 return null;
             }

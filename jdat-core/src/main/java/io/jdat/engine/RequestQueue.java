@@ -312,7 +312,7 @@ final class RequestQueue
         long remoteOffset = 0;
         for (int i = 0; i < wr.readsIssued; i++)
         {
-            remoteOffset += local.lengths[i];
+            remoteOffset += local.length(i);
         }
         wr.state = WorkRequest.STARTED;
         while (wr.readsIssued < needed)
@@ -323,11 +323,11 @@ final class RequestQueue
                 return false;
             }
             final int i = wr.readsIssued;
-            final long size = Math.min(wr.remoteLength - remoteOffset, local.count == 0 ? 0 : local.lengths[i]);
+            final long size = Math.min(wr.remoteLength - remoteOffset, local.count == 0 ? 0 : local.length(i));
             op.wr = wr;
             op.msn = c.readMsn++;
-            op.sink = local.count == 0 || size == 0 ? null : local.regions[i];
-            op.sinkOffset = local.count == 0 ? 0 : local.offsets[i];
+            op.sink = local.count == 0 || size == 0 ? null : local.region(i);
+            op.sinkOffset = local.count == 0 ? 0 : local.offset(i);
             op.size = size;
             op.srcStag = wr.remoteStag;
             op.srcTo = wr.remoteTo + remoteOffset;
@@ -347,7 +347,7 @@ final class RequestQueue
         int n = 0;
         for (int i = 0; i < wr.local.count && remaining > 0; i++)
         {
-            remaining -= wr.local.lengths[i];
+            remaining -= wr.local.length(i);
             n++;
         }
         return Math.max(n, 1);

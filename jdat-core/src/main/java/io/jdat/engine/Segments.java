@@ -18,20 +18,88 @@ import java.lang.foreign.MemorySegment;
  * sets it again), and its zone, rights and bounds are checked on every post as before. The price:
  * an idle slot keeps the object of a freed LMR reachable until its next post or its endpoint's
  * free; the memory is no longer accessible through it.
+ *
+ * <p>The first segment lives in this object's own fields, the others in arrays (none for a list of
+ * one): a receive of one segment is one object, so the placer on another core reads the lines of
+ * the receive slot ({@link RecvBuffer} extends this) and nothing else. Read the list with
+ * {@link #region}, {@link #offset} and {@link #length}.
  */
-final class Segments
+class Segments
 {
-    final MemoryRegion[] regions;
-    final long[] offsets;
-    final long[] lengths;
+    private MemoryRegion region0;
+    private long offset0;
+    private long length0;
+    /** Segments 1 and up; null when the list holds at most one. */
+    private final MemoryRegion[] regions;
+    private final long[] offsets;
+    private final long[] lengths;
     int count;
     long total;
 
     Segments(final int capacity)
     {
-        regions = new MemoryRegion[Math.max(1, capacity)];
-        offsets = new long[regions.length];
-        lengths = new long[regions.length];
+        final int more = Math.max(1, capacity) - 1;
+        regions = more == 0 ? null : new MemoryRegion[more];
+        offsets = more == 0 ? null : new long[more];
+        lengths = more == 0 ? null : new long[more];
+    }
+
+    /** How many segments this list can hold. */
+    final int capacity()
+    {
+        return regions == null ? 1 : regions.length + 1;
+    }
+
+    /** The region of segment {@code i < count}. */
+    final MemoryRegion region(final int i)
+    {
+        return i == 0 ? region0 : regions[i - 1];
+    }
+
+    /** The offset of segment {@code i < count} in its region. */
+    final long offset(final int i)
+    {
+        return i == 0 ? offset0 : offsets[i - 1];
+    }
+
+    /** The length of segment {@code i < count}. */
+    final long length(final int i)
+    {
+        return i == 0 ? length0 : lengths[i - 1];
+    }
+
+    private void set(final int i, final MemoryRegion r, final long off, final long len)
+    {
+        if (i == 0)
+        {
+            if (region0 != r)
+            {
+                // a reference store into this long-lived object costs a card-marking barrier
+                region0 = r;
+            }
+            offset0 = off;
+            length0 = len;
+        }
+        else
+        {
+            if (regions[i - 1] != r)
+            {
+                regions[i - 1] = r;
+            }
+            offsets[i - 1] = off;
+            lengths[i - 1] = len;
+        }
+    }
+
+    /** Takes {@code from}'s segments (at most this list's capacity). */
+    final void copyFrom(final Segments from)
+    {
+        for (int i = 0; i < from.count; i++)
+        {
+            set(i, from.region(i), from.offset(i), from.length(i));
+        }
+        count = from.count;
+        total = from.total;
     }
 
     /**
@@ -42,7 +110,7 @@ final class Segments
      * @param needWrite whether the DTO writes local memory (receive, RDMA Read sink), else reads it
      * @param iovArg    the argument number of the iov, for error subtypes
      */
-    void fill(final MemoryTable table, final int n, final LmrTriplet[] iov, final int maxIov, final PzImpl pz,
+    final void fill(final MemoryTable table, final int n, final LmrTriplet[] iov, final int maxIov, final PzImpl pz,
         final boolean needWrite, final int iovArg)
     {
         count = 0;
@@ -67,7 +135,7 @@ final class Segments
                 // a zero-length segment's context and address are not looked at
                 continue;
             }
-            final MemoryRegion last = regions[count];
+            final MemoryRegion last = region(count);
             final MemoryRegion r = last != null && last.stag == t.lmrContext && last.valid ? last
                 : table.lookup(t.lmrContext);
             if (r == null || r.window)
@@ -103,20 +171,14 @@ final class Segments
             {
                 throw Errors.invalidParameter(iovArg, "local_iov adds up to more than 2^63 bytes");
             }
-            if (r != last)
-            {
-                // a reference store into this long-lived array costs a card-marking barrier
-                regions[count] = r;
-            }
-            offsets[count] = off;
-            lengths[count] = t.segmentLength;
+            set(count, r, off, t.segmentLength);
             count++;
             total += t.segmentLength;
         }
     }
 
     /** Empties the list; the regions stay as the next post's first guess (see above). */
-    void clear()
+    final void clear()
     {
         count = 0;
         total = 0;
@@ -126,25 +188,25 @@ final class Segments
      * Copies {@code len} bytes of {@code src} at {@code srcOff} into these segments starting at
      * byte {@code at} of the list. Returns false if a target region is no longer valid.
      */
-    boolean scatter(final long at, final MemorySegment src, final long srcOff, final long len)
+    final boolean scatter(final long at, final MemorySegment src, final long srcOff, final long len)
     {
         long skip = at;
         long done = 0;
         for (int i = 0; i < count && done < len; i++)
         {
-            final long segLen = lengths[i];
+            final long segLen = length(i);
             if (skip >= segLen)
             {
                 skip -= segLen;
                 continue;
             }
-            final MemoryRegion r = regions[i];
+            final MemoryRegion r = region(i);
             if (!r.valid)
             {
                 return false;
             }
             final long n = Math.min(segLen - skip, len - done);
-            MemorySegment.copy(src, srcOff + done, r.memory, offsets[i] + skip, n);
+            MemorySegment.copy(src, srcOff + done, r.memory, offset(i) + skip, n);
             done += n;
             skip = 0;
         }

@@ -197,12 +197,12 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         final RecvBuffer b = r.slot(p);
         try
         {
-            b.local.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
+            b.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
         }
         catch (final RuntimeException e)
         {
             // nothing was claimed
-            b.local.clear();
+            b.clear();
             throw e;
         }
         b.cookie = userCookie;
@@ -236,7 +236,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
         final RecvBuffer b = r.slot(p);
         try
         {
-            b.local.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
+            b.fill(ia.memory, numSegments, iov, maxRecvIov, pz, true, 3);
         }
         catch (final RuntimeException e)
         {
@@ -269,7 +269,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             }
             into.copyFrom(b);
             into.flags = 0;
-            b.local.clear();
+            b.clear();
             // the slot is free for a poster; the buffer stays outstanding until reaped
             r.advance();
             fire = lwArmed && r.posted() < lowWatermark;
@@ -289,7 +289,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
     /** A buffer an endpoint took ({@link #take}) was completed: the endpoint's own copy is free. */
     void completed(final RecvBuffer b)
     {
-        b.local.clear();
+        b.clear();
     }
 
     /** The consumer dequeued (or lost) a completion of one of this SRQ's buffers. */
@@ -400,7 +400,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
                 final long t = r.close();
                 for (long p = r.head(); p < t; p++)
                 {
-                    r.slot(p).local.clear();
+                    r.slot(p).clear();
                 }
                 r.drop(t);
             }

@@ -83,7 +83,7 @@ final class WorkRequest extends OutboundMessage
         emptyPayload();
         for (int i = 0; i < local.count; i++)
         {
-            addPayload(local.regions[i].memory, local.offsets[i], local.lengths[i]);
+            addPayload(local.region(i).memory, local.offset(i), local.length(i));
         }
     }
 
