@@ -82,7 +82,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         this.implicitAsync = implicitAsync;
         this.cno = cno;
         this.spinNanos = ia.config.evdSpinMicros * 1000L;
-        this.ring = new EventRing(qlen);
+        this.ring = new EventRing(qlen, false, ia.singleWriter);
     }
 
     @Override

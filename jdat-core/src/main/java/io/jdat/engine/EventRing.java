@@ -171,17 +171,24 @@ final class EventRing extends ClaimedRing
     private final int mask;
     /** Whether events that do not notify may be queued, so notifications are counted. */
     private final boolean counting;
+    /**
+     * One consumer thread: an EVD of a single-writer IA (a {@code nonthreadsafe} entry), whose
+     * consumer calls {@code dat_evd_dequeue} and {@code dat_evd_wait} from one thread. It moves
+     * {@code head} by a release store, no compare-and-set; producers on any thread are as before.
+     */
+    final boolean singleConsumer;
 
-    /** A ring for events that all notify (nothing counted). */
+    /** A ring for events that all notify (nothing counted), for any number of consumers. */
     EventRing(final int capacity)
     {
-        this(capacity, false);
+        this(capacity, false, false);
     }
 
-    EventRing(final int capacity, final boolean counting)
+    EventRing(final int capacity, final boolean counting, final boolean singleConsumer)
     {
         super(capacity);
         this.counting = counting;
+        this.singleConsumer = singleConsumer;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new Entry[physical];
         for (int i = 0; i < physical; i++)
@@ -362,35 +369,45 @@ final class EventRing extends ClaimedRing
                 return -1;
             }
             final int kind = e.kind;
+            if (kind == KIND_DTO)
+            {
+                // the common event: read what it carries, nothing else of the record
+                final int number = e.number;
+                final boolean notify = e.notify;
+                final Object ep = e.handle;
+                final long cookie = e.cookie;
+                final DtoStatus status = e.status;
+                final long length = e.length;
+                final SrqImpl srq = e.srq;
+                if (!release(h))
+                {
+                    continue;
+                }
+                taken(event, evd, number, notify);
+                dto(event.dto, (EpImpl) ep, cookie, status, length);
+                if (srq != null)
+                {
+                    srq.reaped();
+                }
+                return h;
+            }
             final int number = e.number;
             final boolean notify = e.notify;
             final Object handle = e.handle;
             final long cookie = e.cookie;
             final DtoStatus status = e.status;
-            final long length = e.length;
             final SrqImpl srq = e.srq;
             final IaAddress address = e.address;
             final long connQual = e.connQual;
             final Object extra = e.extra;
             final int reason = e.reason;
-            if (!COUNTERS.compareAndSet(counters, HEAD, h, h + 1))
+            if (!release(h))
             {
                 continue;
             }
-            if (notify && counting)
-            {
-                COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
-            }
-            event.eventNumber = number;
-            if (event.evdHandle != evd)
-            {
-                // a consumer reuses its event: store references only where they change (each
-                // store into a long-lived object costs the collector's card-marking barrier)
-                event.evdHandle = evd;
-            }
+            taken(event, evd, number, notify);
             switch (kind)
             {
-                case KIND_DTO -> dto(event.dto, (EpImpl) handle, cookie, status, length);
                 case KIND_RMR_BIND -> event.rmrBind.set((RmrImpl) handle, cookie, status);
                 case KIND_CR -> event.crArrival.set((ServicePoint) handle, address, connQual, (CrImpl) extra);
                 case KIND_CONNECTION -> event.connection.set((EpImpl) handle, (byte[]) extra);
@@ -403,6 +420,37 @@ final class EventRing extends ClaimedRing
                 srq.reaped();
             }
             return h;
+        }
+    }
+
+    /**
+     * Gives the slot of {@code head} {@code h}, whose record the caller has read, back to the
+     * producers; false if another consumer took it first. One consumer moves the head by a release
+     * store (everything it read of the record comes before), several by a compare-and-set.
+     */
+    private boolean release(final long h)
+    {
+        if (singleConsumer)
+        {
+            COUNTERS.setRelease(counters, HEAD, h + 1);
+            return true;
+        }
+        return COUNTERS.compareAndSet(counters, HEAD, h, h + 1);
+    }
+
+    /** The header of a taken event: its number and EVD, and its notification counted as consumed. */
+    private void taken(final DatEvent event, final EvdImpl evd, final int number, final boolean notify)
+    {
+        if (notify && counting)
+        {
+            COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
+        }
+        event.eventNumber = number;
+        if (event.evdHandle != evd)
+        {
+            // a consumer reuses its event: store references only where they change (each
+            // store into a long-lived object costs the collector's card-marking barrier)
+            event.evdHandle = evd;
         }
     }
 
@@ -471,7 +519,7 @@ final class EventRing extends ClaimedRing
     EventRing moveTo(final int newCapacity, final boolean countNotifications)
     {
         close();
-        final EventRing next = new EventRing(newCapacity, counting || countNotifications);
+        final EventRing next = new EventRing(newCapacity, counting || countNotifications, singleConsumer);
         long h;
         final long t = tail();
         do

@@ -92,4 +92,48 @@ class EventRingTest
         assertTrue(padding >= 64, "a record is led by " + padding + " bytes of padding; a neighbour's fields"
             + " could share its first cache line");
     }
+
+    /**
+     * A single consumer moves the head with a plain release store: it must read the whole record
+     * first, or a producer reuses the slot under it. One producer floods a ring of two; the
+     * consumer checks that each DTO completion arrives once, in order, not torn (its cookie and
+     * length are written together as the same number).
+     */
+    @Test
+    void aSingleConsumerReadsEachRecordBeforeItsSlotIsReused() throws Exception
+    {
+        final int events = 2_000_000;
+        final EventRing r = new EventRing(2, false, true);
+        final Thread producer = Thread.ofPlatform().daemon().name("event-ring-producer").start(() ->
+        {
+            for (long i = 0; i < events; i++)
+            {
+                long p;
+                while ((p = r.claim()) < 0)
+                {
+                    Thread.onSpinWait();
+                }
+                r.entry(p).fillDto(null, i, io.jdat.DtoStatus.SUCCESS, i, null);
+                r.publish(p, true);
+            }
+        });
+        final DatEvent event = new DatEvent();
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            for (long expected = 0; expected < events; expected++)
+            {
+                while (r.take(event, null, 1, false) < 0)
+                {
+                    Thread.onSpinWait();
+                }
+                if (event.dto.userCookie != expected || event.dto.transferredLength != expected)
+                {
+                    throw new AssertionError("event " + expected + " arrived as cookie " + event.dto.userCookie
+                        + ", length " + event.dto.transferredLength);
+                }
+            }
+        });
+        producer.join(5_000);
+        assertEquals(null, take(r));
+    }
 }
