@@ -50,8 +50,16 @@ final class InlineProgress
     private final Selector waitSelector;
     /** The consumer thread blocked in {@link #awaitProgress}, if any. */
     private final AtomicReference<Thread> waiter = new AtomicReference<>();
-    /** When a consumer last polled ({@link #poll}); written at most every few microseconds. */
+    /**
+     * Polls between two stamps of {@link #polledAt}: a poll that reads nothing takes about a
+     * microsecond here, {@code System.nanoTime} 25 ns of it, and the stamp only needs to be well
+     * within {@link #QUIET_NANOS}.
+     */
+    private static final int STAMP_EVERY = 16;
+    /** When a consumer last polled ({@link #poll}); stamped every {@value #STAMP_EVERY} polls. */
     private volatile long polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+    /** Polls since the last stamp: a plain count polling threads share (a lost increment delays a stamp a little). */
+    private int unstamped = STAMP_EVERY;
     /** The established connections, copied on change. Under the progress lock. */
     private TcpChannel[] channels = NO_CHANNELS;
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under the progress lock. */
@@ -238,6 +246,8 @@ final class InlineProgress
     void pollingStopped()
     {
         polledAt = System.nanoTime() - 2 * QUIET_NANOS;
+        // the next poll stamps at once
+        unstamped = STAMP_EVERY;
         if (port.quiet)
         {
             // the I/O thread is not watching for reads: make it look again now
@@ -248,10 +258,10 @@ final class InlineProgress
     /** See {@link TcpPort#poll}. */
     int poll()
     {
-        final long now = System.nanoTime();
-        if (now - polledAt > QUIET_NANOS / 64)
+        if (++unstamped >= STAMP_EVERY)
         {
-            polledAt = now;
+            unstamped = 0;
+            polledAt = System.nanoTime();
         }
         // the I/O thread waiting for the lock goes first: a consumer polling in a tight loop
         // would otherwise keep it out (the lock is not fair) and starve ticks and tasks

@@ -603,10 +603,6 @@ final class TcpChannel extends Io implements Channel
         }
         try
         {
-            if (tx == null)
-            {
-                watch.sendProgress(System.nanoTime());
-            }
             while (true)
             {
                 final FpduWrite b = tx != null ? tx : port.txShared;
@@ -614,7 +610,7 @@ final class TcpChannel extends Io implements Channel
                 {
                     break;
                 }
-                writeOut(b);
+                writeOut(b, b == tx);
                 reap();
                 if (state != OPEN)
                 {
@@ -715,12 +711,21 @@ final class TcpChannel extends Io implements Channel
         return tx.remaining() != start;
     }
 
-    private void writeOut(final FpduWrite tx) throws IOException
+    /**
+     * Writes what the kernel takes of {@code b}; {@code blocked}: it holds bytes an earlier write
+     * left. The liveness clock ({@link PeerWatch#sendProgress}) matters only while bytes wait, so it
+     * is read only when some are left: when the send blocks now, or a blocked one moved (a message
+     * that leaves whole, the usual case, reads no clock).
+     */
+    private void writeOut(final FpduWrite b, final boolean blocked) throws IOException
     {
-        final long n = tx.writeTo(sock);
+        final long n = b.writeTo(sock);
         if (n > 0)
         {
             written += n;
+        }
+        if ((n > 0 || !blocked) && !b.isEmpty())
+        {
             watch.sendProgress(System.nanoTime());
         }
     }
