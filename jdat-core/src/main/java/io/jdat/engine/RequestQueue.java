@@ -11,6 +11,7 @@ import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.spi.DatArg;
+import java.lang.foreign.MemorySegment;
 
 /**
  * An endpoint's request queue (its send queue): the Sends, RDMA Writes, RDMA Reads and RMR
@@ -112,8 +113,9 @@ final class RequestQueue
                 throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_CREDITS,
                     "the connection allows no outstanding RDMA Reads (max_rdma_read_out 0)");
             }
+            // the slot is empty: new with the ring, or emptied by retire() when its last request
+            // completed successfully (a ring with a failed request is never reused, see retire())
             final WorkRequest wr = ring[(int) (tail % ring.length)];
-            wr.reset();
             wr.local.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
             try
             {
@@ -221,7 +223,6 @@ final class RequestQueue
                     "max_request_dtos (" + ring.length + ") requests are outstanding");
             }
             final WorkRequest wr = ring[(int) (tail % ring.length)];
-            wr.reset();
             wr.op = WorkRequest.BIND;
             wr.flags = flags;
             wr.cookie = cookie;
@@ -255,12 +256,14 @@ final class RequestQueue
             }
             switch (wr.op)
             {
-                case WorkRequest.SEND ->
+                case WorkRequest.SEND, WorkRequest.WRITE ->
                 {
-                    wr.msn = c.sendMsn++;
+                    if (wr.op == WorkRequest.SEND)
+                    {
+                        wr.msn = c.sendMsn++;
+                    }
                     wr.state = WorkRequest.STARTED;
-                    wr.describe();
-                    if (ep.state == EpState.CONNECTED && ch.sendNow(wr))
+                    if (sendNow(ch, wr))
                     {
                         // placed on this thread: sent, as onSent would record it (while
                         // DISCONNECT_PENDING, onSent's look at the idle queue must happen)
@@ -268,19 +271,7 @@ final class RequestQueue
                     }
                     else
                     {
-                        ch.post(wr);
-                    }
-                }
-                case WorkRequest.WRITE ->
-                {
-                    wr.state = WorkRequest.STARTED;
-                    wr.describe();
-                    if (ep.state == EpState.CONNECTED && ch.sendNow(wr))
-                    {
-                        sent(wr);
-                    }
-                    else
-                    {
+                        wr.describe();
                         ch.post(wr);
                     }
                 }
@@ -299,6 +290,29 @@ final class RequestQueue
             start++;
         }
         retire();
+    }
+
+    /**
+     * A Send or Write of at most one segment, straight from its validated segments to the
+     * channel's {@link Channel#sendNow}: no descriptor is filled for a message the channel places
+     * at once. Lock held.
+     */
+    private boolean sendNow(final Channel ch, final WorkRequest wr)
+    {
+        final Segments l = wr.local;
+        if (l.count > 1 || ep.state != EpState.CONNECTED)
+        {
+            return false;
+        }
+        final boolean one = l.count == 1;
+        final MemorySegment mem = one ? l.region(0).memory : null;
+        final long off = one ? l.offset(0) : 0;
+        final long len = one ? l.length(0) : 0;
+        if (wr.op == WorkRequest.WRITE)
+        {
+            return ch.sendNow(RdmapOpcode.RDMA_WRITE, 0, wr.remoteStag, wr.remoteTo, mem, off, len);
+        }
+        return ch.sendNow(wr.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND, wr.msn, 0, 0, mem, off, len);
     }
 
     /**

@@ -135,11 +135,11 @@ final class LoopbackChannel implements Channel
      * One compare-and-set, and a release store to let go.
      */
     @Override
-    public boolean sendNow(final OutboundMessage message)
+    public boolean sendNow(final int opcode, final int msn, final int stag, final long to,
+        final MemorySegment memory, final long offset, final long length)
     {
         final Thread me = Thread.currentThread();
-        if (message.payloadSegments() > 1 || message.payloadLength() > MAX_PIECE || !peer.ready
-            || !outbound.isEmpty() || peer.deliverer == me)
+        if (length > MAX_PIECE || !peer.ready || !outbound.isEmpty() || peer.deliverer == me)
         {
             return false;
         }
@@ -158,15 +158,13 @@ final class LoopbackChannel implements Channel
             {
                 return false;
             }
-            final boolean one = message.payloadSegments() == 1;
-            final MemorySegment mem = one ? message.payloadMemory(0) : EMPTY;
-            final long off = one ? message.payloadOffset(0) : 0;
-            final int len = one ? (int) message.payloadLength(0) : 0;
-            return switch (message.opcode())
+            final MemorySegment mem = memory == null ? EMPTY : memory;
+            final int len = (int) length;
+            return switch (opcode)
             {
-                case RdmapOpcode.SEND -> peer.handler.placeSendNow(message.msn(), false, mem, off, len);
-                case RdmapOpcode.SEND_WITH_SE -> peer.handler.placeSendNow(message.msn(), true, mem, off, len);
-                case RdmapOpcode.RDMA_WRITE -> peer.handler.placeWriteNow(message.stag(), message.to(), mem, off, len);
+                case RdmapOpcode.SEND -> peer.handler.placeSendNow(msn, false, mem, offset, len);
+                case RdmapOpcode.SEND_WITH_SE -> peer.handler.placeSendNow(msn, true, mem, offset, len);
+                case RdmapOpcode.RDMA_WRITE -> peer.handler.placeWriteNow(stag, to, mem, offset, len);
                 default -> false;
             };
         }

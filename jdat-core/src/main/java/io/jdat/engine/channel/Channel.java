@@ -1,5 +1,7 @@
 package io.jdat.engine.channel;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One established connection, as the engine sends on it. Messages leave in the order they are
  * posted.
@@ -16,16 +18,26 @@ public interface Channel
     void post(OutboundMessage message);
 
     /**
-     * Carries a Send or an RDMA Write to the peer on the calling thread and has the peer place
-     * it before this returns, when that can be done at once: nothing posted earlier is still on
-     * its way, no other thread is delivering on this channel, and the peer places it without a
-     * lock ({@link ChannelHandler#placeSendNow}, {@link ChannelHandler#placeWriteNow}). True if
-     * placed: the message is sent, and {@link ChannelHandler#onSent} is not called for it.
-     * False, having done nothing, otherwise: the caller posts it. Called under the sending endpoint's lock, in place of
-     * {@link #post}, so it never blocks and never calls back into the sending side. Channels
-     * whose messages leave through a wire return false.
+     * Carries a Send or an RDMA Write of at most one piece to the peer on the calling thread and
+     * has the peer place it before this returns, when that can be done at once: nothing posted
+     * earlier is still on its way, no other thread is delivering on this channel, and the peer
+     * places it without a lock ({@link ChannelHandler#placeSendNow},
+     * {@link ChannelHandler#placeWriteNow}). The message comes as its header and its one piece,
+     * not as an {@link OutboundMessage}: the caller fills a descriptor only when this returns
+     * false. True if placed: the message is sent, and {@link ChannelHandler#onSent} is not called
+     * for it. False, having done nothing, otherwise: the caller posts it. Called under the sending
+     * endpoint's lock, in place of {@link #post}, so it never blocks and never calls back into the
+     * sending side. Channels whose messages leave through a wire return false.
+     *
+     * @param opcode {@link RdmapOpcode#SEND}, {@link RdmapOpcode#SEND_WITH_SE} or
+     *               {@link RdmapOpcode#RDMA_WRITE}
+     * @param msn    a Send's MSN (queue 0), else 0
+     * @param stag   a Write's sink STag, else 0
+     * @param to     a Write's sink tagged offset, else 0
+     * @param memory the piece's memory, or null for a message of no bytes
      */
-    default boolean sendNow(final OutboundMessage message)
+    default boolean sendNow(final int opcode, final int msn, final int stag, final long to,
+        final MemorySegment memory, final long offset, final long length)
     {
         return false;
     }
