@@ -31,6 +31,14 @@ final class RequestQueue
     long head;
     long start;
     long tail;
+    /**
+     * The ring positions of {@link #head}, {@link #start} and {@link #tail}: a counter modulo the
+     * ring's length, which max_request_dtos sets (any number), is a 64-bit division, tens of
+     * cycles on this path three times per request; these wrap with a compare instead.
+     */
+    private int headSlot;
+    private int startSlot;
+    private int tailSlot;
 
     RequestQueue(final EpImpl ep, final EpAttr attr, final int maxIov)
     {
@@ -50,6 +58,7 @@ final class RequestQueue
         }
         ring = r;
         head = start = tail = 0;
+        headSlot = startSlot = tailSlot = 0;
     }
 
     /** Whether every posted request has completed to the consumer. Lock held. */
@@ -115,7 +124,7 @@ final class RequestQueue
             }
             // the slot is empty: new with the ring, or emptied by retire() when its last request
             // completed successfully (a ring with a failed request is never reused, see retire())
-            final WorkRequest wr = ring[(int) (tail % ring.length)];
+            final WorkRequest wr = ring[tailSlot];
             wr.local.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
             try
             {
@@ -138,6 +147,7 @@ final class RequestQueue
                 wr.remoteLength = op == WorkRequest.READ ? remote.segmentLength : wr.local.total;
             }
             tail++;
+            tailSlot = next(tailSlot);
             startReady(c);
             flush = c.channel;
         }
@@ -222,7 +232,7 @@ final class RequestQueue
                 throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
                     "max_request_dtos (" + ring.length + ") requests are outstanding");
             }
-            final WorkRequest wr = ring[(int) (tail % ring.length)];
+            final WorkRequest wr = ring[tailSlot];
             wr.op = WorkRequest.BIND;
             wr.flags = flags;
             wr.cookie = cookie;
@@ -231,6 +241,7 @@ final class RequestQueue
             wr.bindRegion = region;
             wr.bindLmr = lmr;
             tail++;
+            tailSlot = next(tailSlot);
             startReady(ep.conn);
             flush = ep.conn.channel;
         }
@@ -248,7 +259,7 @@ final class RequestQueue
         final Channel ch = c.channel;
         while (start < tail)
         {
-            final WorkRequest wr = ring[(int) (start % ring.length)];
+            final WorkRequest wr = ring[startSlot];
             if ((wr.flags & CompletionFlags.BARRIER_FENCE_FLAG) != 0 && !c.outstandingReads.isEmpty()
                 && wr.state == WorkRequest.QUEUED)
             {
@@ -288,6 +299,7 @@ final class RequestQueue
                 }
             }
             start++;
+            startSlot = next(startSlot);
         }
         retire();
     }
@@ -393,7 +405,7 @@ final class RequestQueue
     {
         while (head < start)
         {
-            final WorkRequest wr = ring[(int) (head % ring.length)];
+            final WorkRequest wr = ring[headSlot];
             if (wr.state != WorkRequest.DONE)
             {
                 return;
@@ -413,7 +425,14 @@ final class RequestQueue
             // else the connection ended and the channel may still read the request until it is
             // gone: leave it whole (the ring is not reused, see reset())
             head++;
+            headSlot = next(headSlot);
         }
+    }
+
+    /** The ring position after {@code slot}. */
+    private int next(final int slot)
+    {
+        return slot + 1 == ring.length ? 0 : slot + 1;
     }
 
     /** Posts a request's completion. Lock held: a CNO's agent, consumer code, runs on a thread of its own. */
@@ -489,6 +508,7 @@ final class RequestQueue
             }
         }
         start = tail;
+        startSlot = tailSlot;
         retire();
     }
 
