@@ -524,32 +524,13 @@ final class ShmChannel implements Channel, Work
         }
     }
 
-    /**
-     * Delivers the peer's records to the engine, at most {@code budget} of them, and then tells
-     * the peer how far it consumed, once for the whole batch (before anything that ends the
-     * connection, so that the peer counts every record placed here as placed).
-     */
+    /** Delivers the peer's records to the engine, at most {@code budget} of them. */
     private int receive(final int budget)
     {
         if (rxStopped)
         {
             return 0;
         }
-        try
-        {
-            return deliver(budget);
-        }
-        finally
-        {
-            if (state != DONE)
-            {
-                rx.publish();
-            }
-        }
-    }
-
-    private int deliver(final int budget)
-    {
         int n = 0;
         long avail = rx.available();
         while (avail > 0 && n < budget)
@@ -569,7 +550,7 @@ final class ShmChannel implements Channel, Work
                 {
                     throw Corrupt.framing("PAD of " + length + " bytes where " + toEnd + " remain");
                 }
-                rx.pass(toEnd);
+                rx.consume(toEnd);
                 avail -= toEnd;
                 continue;
             }
@@ -617,8 +598,6 @@ final class ShmChannel implements Channel, Work
                     // The requester may issue this Read on the credit a Read Response of ours
                     // returned as soon as it placed it; it consumed that response before writing
                     // this record, so reporting what it consumed first frees the IRD slot in time.
-                    // (The reap may end a graceful close: what was placed here is published first.)
-                    rx.publish();
                     if (reap() > 0 && state == DONE)
                     {
                         return n;
@@ -660,7 +639,7 @@ final class ShmChannel implements Channel, Work
                 rxStopped = true;
                 return n + 1;
             }
-            rx.pass(size);
+            rx.consume(size);
             avail -= size;
             n++;
         }

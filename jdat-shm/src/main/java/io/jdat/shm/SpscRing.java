@@ -28,9 +28,8 @@ import java.lang.foreign.ValueLayout;
  * Publication (a Lamport queue): the producer writes a record with plain stores, then stores
  * {@code tail} with release; the consumer loads {@code tail} with acquire, so it sees every byte of
  * every record below it. The consumer stores {@code head} with release once it is done with a
- * record or a batch of records (it has delivered them); the producer loads {@code head} with
- * acquire before it writes over that space again, so the consumer's reads come before the
- * producer's overwrite.
+ * record (it has delivered it); the producer loads {@code head} with acquire before it writes
+ * over that space again, so the consumer's reads come before the producer's overwrite.
  *
  * <p>Withdrawal (an abrupt close): the consumer claims each record before it delivers it, by
  * moving {@code cut} from the end of the previous record to the end of this one with a
@@ -72,8 +71,6 @@ final class SpscRing
     private int claimed;
     /** Consumer: the cut as it last set it. */
     private long cut;
-    /** Consumer: the head as it last published it. */
-    private long published;
 
     SpscRing(final MemorySegment control, final MemorySegment data)
     {
@@ -248,33 +245,10 @@ final class SpscRing
         return capacity - (position & mask);
     }
 
-    /**
-     * Consumer: done with {@code size} bytes (a whole aligned record), published at once with
-     * every record {@link #pass passed} before it; the producer may reuse them.
-     */
+    /** Consumer: done with {@code size} bytes (a whole aligned record); the producer may reuse them. */
     void consume(final long size)
     {
         position += size;
-        publish();
-    }
-
-    /**
-     * Consumer: done with {@code size} bytes, published by the next {@link #consume} or
-     * {@link #publish}. A batch of records then moves the head's cache line to the producer once,
-     * not once per record while the producer reads it after each message it writes.
-     */
-    void pass(final long size)
-    {
-        position += size;
-    }
-
-    /** Consumer: publishes the records passed since the last publication, if any. */
-    void publish()
-    {
-        if (position != published)
-        {
-            published = position;
-            Shared.setLongRelease(control, HEAD, position);
-        }
+        Shared.setLongRelease(control, HEAD, position);
     }
 }

@@ -20,10 +20,7 @@ import org.junit.jupiter.api.Test;
  * (overwritten before it was consumed), a lost or repeated one fails the test. This is the
  * continuous counterpart of {@link SpscRingLincheckTest}: the JIT compiles both sides, so a
  * missing release or acquire that let it reorder the record's stores or loads across the
- * {@code tail} word would show here. The consumer frees what it read in batches of one to eight
- * records, publishing the head once per batch as {@code ShmChannel} does, so a head that freed
- * space before the consumer was done with it would show as a stale record.
- * {@code -Djdat.lincheck.long=true} runs it for 30 s.
+ * {@code tail} word would show here. {@code -Djdat.lincheck.long=true} runs it for 30 s.
  */
 class SpscRingStressTest
 {
@@ -90,15 +87,12 @@ class SpscRingStressTest
     private static long consume(final SpscRing ring, final CompletableFuture<Long> produced)
     {
         final MemorySegment d = ring.data();
-        final SplittableRandom rnd = new SplittableRandom(11);
-        int batch = 1 + rnd.nextInt(8);
         long expected = 0;
         while (true)
         {
             final long avail = ring.available();
             if (avail == 0)
             {
-                ring.publish();
                 if (produced.isDone() && ring.available() == 0)
                 {
                     return expected;
@@ -113,7 +107,7 @@ class SpscRingStressTest
             if (type == Frame.PAD)
             {
                 assertEquals(toEnd, length, "PAD length");
-                ring.pass(toEnd);
+                ring.consume(toEnd);
                 continue;
             }
             assertEquals(SpscRingLincheckTest.DATA, type, "record type");
@@ -132,41 +126,8 @@ class SpscRingStressTest
                     throw new AssertionError("record " + seq + " is torn or stale at word " + i);
                 }
             }
-            // as ShmChannel does: records passed in batches, the head published once per batch
-            ring.pass(SpscRing.aligned(length));
+            ring.consume(SpscRing.aligned(length));
             expected++;
-            if (--batch == 0)
-            {
-                ring.publish();
-                batch = 1 + rnd.nextInt(8);
-            }
-        }
-    }
-
-    /** A passed record stays the consumer's until it publishes: the producer may not write over it. */
-    @Test
-    void passedRecordsAreFreedOnlyWhenPublished()
-    {
-        try (Arena arena = Arena.ofShared())
-        {
-            final SpscRing producer = new SpscRing(arena.allocate(SpscRing.CONTROL_SIZE, 4096),
-                arena.allocate(256, 4096));
-            final SpscRing consumer = new SpscRing(producer.control(), producer.data());
-            for (int i = 0; i < 4; i++)
-            {
-                assertEquals(64L * i, producer.claim(64), "record " + i);
-                producer.commit();
-            }
-            assertEquals(-1, producer.claim(64), "the ring is full");
-            consumer.pass(64);
-            consumer.pass(64);
-            assertEquals(0, producer.consumed(), "passed, not published");
-            assertEquals(-1, producer.claim(64), "a passed record is not free");
-            consumer.consume(64);
-            assertEquals(192, producer.consumed(), "published with the record consumed after them");
-            consumer.publish();
-            assertEquals(192, producer.consumed());
-            assertEquals(0, producer.claim(64), "the producer wraps into the freed space");
         }
     }
 }
