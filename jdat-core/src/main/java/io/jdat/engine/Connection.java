@@ -12,13 +12,12 @@ import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.ConnectHandler;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.PendingConnect;
+import io.jdat.engine.channel.PlacementClaim;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 
@@ -65,31 +64,13 @@ final class Connection implements ConnectHandler, AcceptHandler
     RecvBuffer current;
     long received;
     /**
-     * The id of the thread placing a Send without the endpoint's lock ({@link #placeSend}) from
-     * {@link #onSend}, else 0 (a number, not the {@code Thread}: storing a reference into this
-     * long-lived object would add the collector's card-marking barrier, under G1 a second fence,
-     * to every Send). Set with a volatile store before {@link #placeSend} reads {@link #closed},
-     * as {@link #close} sets {@code closed} before it reads this (each side's store is ordered
-     * before its load, so at least one sees the other); cleared with a release store, which
-     * {@code close}'s volatile read acquires, so what the placement wrote happens before the
-     * flush that follows. A Send placed through {@link #placeSendNow} does without it: the
-     * channel's claim, taken with a compare-and-set before the call, is the same mark, and
-     * {@code close} waits for it through {@link Channel#awaitPlacing}.
+     * Taken by a Send placed without the endpoint's lock ({@link #placeSend}) from
+     * {@link #onSend}, so that {@link #close} waits for it. A Send placed through
+     * {@link #placeSendNow} does without it: the channel's claim, taken with a compare-and-set
+     * before the call, is the same mark, and {@code close} waits for it through
+     * {@link Channel#awaitPlacing}.
      */
-    private volatile long placer;
-    private static final VarHandle PLACER;
-
-    static
-    {
-        try
-        {
-            PLACER = MethodHandles.lookup().findVarHandle(Connection.class, "placer", long.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private final PlacementClaim placing = new PlacementClaim();
 
     Connection(final EpImpl ep, final boolean active)
     {
@@ -125,18 +106,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     void close()
     {
         closed = true;
-        final long self = Thread.currentThread().threadId();
-        long t;
-        int spins = 0;
-        while ((t = placer) != 0 && t != self)
-        {
-            // a placement is a copy and a completion: short, but its thread may need this core
-            if ((++spins & 0xFF) == 0)
-            {
-                Thread.yield();
-            }
-            Thread.onSpinWait();
-        }
+        placing.close();
         final Channel ch = channel;
         if (ch != null)
         {
@@ -228,15 +198,15 @@ final class Connection implements ConnectHandler, AcceptHandler
      * its completion onto the receive EVD. Returns false, having placed nothing, for anything
      * else; the locked path then decides (and reports errors). One thread places into a
      * connection at a time (the channel delivers in order); the receive queue's consumer side is
-     * this thread's alone, and {@link #close} waits for it: for the {@link #placer} mark this
-     * sets, or with {@code claimed}, for the channel's claim the caller holds.
+     * this thread's alone, and {@link #close} waits for it: for the {@link #placing} claim this
+     * takes, or with {@code claimed}, for the channel's claim the caller holds.
      */
     private boolean placeSend(final int msn, final int mo, final boolean last, final boolean solicited,
         final MemorySegment src, final long off, final int len, final boolean claimed)
     {
-        if (!claimed)
+        if (!claimed && !placing.enter())
         {
-            placer = Thread.currentThread().threadId();
+            return false;
         }
         try
         {
@@ -289,7 +259,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         {
             if (!claimed)
             {
-                PLACER.setRelease(this, 0L);
+                placing.exit();
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.jdat.tcp.channel;
 
 import io.jdat.engine.channel.ChannelHandler;
+import io.jdat.engine.channel.PlacementClaim;
 import io.jdat.engine.channel.TaggedTarget;
 import io.jdat.tcp.DdpRdmap;
 import io.jdat.tcp.Fpdu;

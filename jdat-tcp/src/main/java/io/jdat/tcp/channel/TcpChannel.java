@@ -6,6 +6,7 @@ import io.jdat.engine.channel.CloseReason;
 import io.jdat.engine.channel.FlightEvents;
 import io.jdat.engine.channel.OutboundMessage;
 import io.jdat.engine.channel.OutboundQueue;
+import io.jdat.engine.channel.PlacementClaim;
 import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.SentLog;
 import io.jdat.engine.channel.TaggedTarget;

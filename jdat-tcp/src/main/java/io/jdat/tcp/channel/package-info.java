@@ -49,7 +49,7 @@
  * connection; the Read Response or Send segment is never completed (the Read and the receive are
  * flushed), and bytes already placed stay in the memory the engine had checked for them, never
  * reported as good. Writes into placed memory end before the engine's close returns
- * ({@code PlacementClaim}), so none lands in a receive buffer after it was flushed.
+ * ({@link io.jdat.engine.channel.PlacementClaim}), so none lands in a receive buffer after it was flushed.
  *
  * <p><b>Progress and threads.</b> Each IA instance has exactly one thread,
  * {@code jdat-tcp-IA-N-io}, running an NIO selector over all its listeners and connections

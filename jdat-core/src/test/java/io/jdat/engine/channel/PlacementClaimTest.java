@@ -1,4 +1,4 @@
-package io.jdat.tcp.channel;
+package io.jdat.engine.channel;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
