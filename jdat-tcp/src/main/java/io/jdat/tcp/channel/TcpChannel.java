@@ -886,31 +886,30 @@ final class TcpChannel extends Io implements Channel
         @Override
         public boolean writeTarget(final int stag, final long to, final int len, final TaggedTarget into)
         {
-            if (aborted || awaitRtr)
-            {
-                // the ready-to-receive message must come first: onWrite says so
-                return false;
-            }
-            if (!txOpen)
-            {
-                openTx();
-            }
-            return handler.writeTarget(stag, to, len, into) && readable(into);
+            return mayPlaceDirectly() && handler.writeTarget(stag, to, len, into) && readable(into);
         }
 
         @Override
         public boolean sendTarget(final int msn, final int mo, final int len, final TaggedTarget into)
         {
+            return mayPlaceDirectly() && handler.sendTarget(msn, mo, len, into) && readable(into);
+        }
+
+        /**
+         * Whether a payload may be read straight into the engine's memory: not once aborted, nor
+         * before the ready-to-receive message (the copying path, onWrite or onSend, says so).
+         */
+        private boolean mayPlaceDirectly()
+        {
             if (aborted || awaitRtr)
             {
-                // the ready-to-receive message must come first: onSend says so
                 return false;
             }
             if (!txOpen)
             {
                 openTx();
             }
-            return handler.sendTarget(msn, mo, len, into) && readable(into);
+            return true;
         }
 
         /**
