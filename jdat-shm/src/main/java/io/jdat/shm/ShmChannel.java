@@ -84,12 +84,13 @@ final class ShmChannel implements Channel, Work
     private final SentLog sent = new SentLog();
     private long closeEnd;
     private long closeDeadline;
-    private long nextLiveness;
     /** The peer's consumed position when last seen to move, and when, while records of ours wait. */
     private long stallHead;
     private long stallSince;
     private boolean stallWatched;
     private boolean rxStopped;
+    /** The I/O thread found the peer's process gone ({@link #watchPeer()}); a full round acts on it. */
+    private volatile boolean peerDead;
     /** The port closes: no callback into the engine any more. */
     private volatile boolean shuttingDown;
 
@@ -701,16 +702,20 @@ final class ShmChannel implements Channel, Work
         return n;
     }
 
-    /** The peer's gone word, the peer's process, and the close deadline. */
+    @Override
+    public void watchPeer()
+    {
+        if (peer != null && !finished && !peerDead && !Liveness.alive(peer))
+        {
+            peerDead = true;
+        }
+    }
+
+    /** The peer's gone word, the peer's process (as {@link #watchPeer()} found it), and the close deadline. */
     private int watch(final long now)
     {
         final int gone = file.gone(!active);
-        final boolean dead = gone == ConnectionFile.OPEN && now - nextLiveness >= 0 && peer != null
-            && !Liveness.alive(peer);
-        if (now - nextLiveness >= 0)
-        {
-            nextLiveness = now + port.transport.livenessNanos;
-        }
+        final boolean dead = gone == ConnectionFile.OPEN && peerDead;
         if (gone != ConnectionFile.OPEN || dead)
         {
             // what the peer wrote before it went is visible now: deliver it first

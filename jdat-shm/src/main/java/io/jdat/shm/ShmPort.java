@@ -122,8 +122,16 @@ final class ShmPort extends ThreadedPort
         long asidePark = grace;
         boolean aside = false;
         long seen = 0;
+        long nextWatch = System.nanoTime();
         while (!closed)
         {
+            final long t = System.nanoTime();
+            if (t - nextWatch >= 0)
+            {
+                // the peers' processes, here rather than in a polling consumer's full rounds
+                nextWatch = t + transport.livenessNanos;
+                watchPeers();
+            }
             if (polling && grace > 0)
             {
                 final long now = (long) POLLS.getOpaque(this);
@@ -168,6 +176,22 @@ final class ShmPort extends ThreadedPort
                 n++;
             }
             idle.idle(n);
+        }
+    }
+
+    /** Every connection's look at its peer's process ({@link Work#watchPeer()}); no lock. */
+    private void watchPeers()
+    {
+        for (final Work w : work)
+        {
+            try
+            {
+                w.watchPeer();
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "shm: watching the peer of " + w + " failed", e);
+            }
         }
     }
 

@@ -31,6 +31,15 @@ interface Work
         return false;
     }
 
+    /**
+     * Looks at the peer's process, on the port's I/O thread and without the progress lock: reading
+     * {@code /proc} takes a few hundred microseconds, too long for a thread that polls. What it finds
+     * is acted on by the next full round, on whichever thread runs it.
+     */
+    default void watchPeer()
+    {
+    }
+
     /** The port is closing: release everything at once, without callbacks to the engine. */
     void shutdown();
 }

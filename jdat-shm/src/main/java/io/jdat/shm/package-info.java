@@ -45,7 +45,8 @@
  * thread's wake-up.
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
- * as dead) and its "gone" word in the file; a peer that dies or goes breaks the connection after
+ * as dead; the I/O thread reads {@code /proc} every {@code liveness_ms}, never a polling consumer)
+ * and its "gone" word in the file; a peer that dies or goes breaks the connection after
  * what it wrote before is delivered, so the engine flushes the endpoint's work and no waiter
  * hangs. A peer that aborts first withdraws what this side has not begun to deliver
  * ({@code SpscRing}): it reported that flushed, so it is not delivered. Connection files are
