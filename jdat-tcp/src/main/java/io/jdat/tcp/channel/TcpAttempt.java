@@ -30,7 +30,12 @@ final class TcpAttempt extends Io implements PendingConnect
     private final ByteBuffer requestBytes;
     /** The Request as sent, to check the Reply against. */
     private final Mpa.Frame sent;
-    private final ByteBuffer in = ByteBuffer.allocate(Mpa.MAX_FRAME_LENGTH + 4);
+    /**
+     * The Reply as it comes in, never read past: up to the header first, then up to the length
+     * it gives. A responder may send its first FPDUs right behind the Reply (RFC 6581's
+     * peer-to-peer mode, or one that does not hold them back), and they belong to the connection.
+     */
+    private final ByteBuffer in = ByteBuffer.allocate(Mpa.MAX_FRAME_LENGTH).limit(Mpa.HEADER_LENGTH);
     private final AtomicInteger state = new AtomicInteger(PENDING);
     private boolean connected;
 
@@ -137,6 +142,12 @@ final class TcpAttempt extends Io implements PendingConnect
         {
             end(Outcome.NON_PEER);
             return;
+        }
+        if (in.position() == Mpa.HEADER_LENGTH && in.limit() == Mpa.HEADER_LENGTH)
+        {
+            // the header is in: read the private data it announces, and nothing beyond
+            final int pdLength = in.getShort(Mpa.PD_LENGTH_OFFSET) & 0xFFFF;
+            in.limit(Math.min(in.capacity(), Mpa.HEADER_LENGTH + pdLength));
         }
         final Mpa.Result r = Mpa.decode(in.duplicate().flip(), false);
         if (r.status() == Mpa.Status.NEED_MORE)

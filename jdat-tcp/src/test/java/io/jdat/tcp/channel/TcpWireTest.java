@@ -208,6 +208,48 @@ class TcpWireTest
         }
     }
 
+    /**
+     * A responder that does not wait for the initiator's first FPDU (jdat's own with
+     * {@code responder_waits=false}, or once {@code responder_wait_ms} ran out) may have its first
+     * Send arrive in the same segment as its Reply: those bytes belong to the connection, not to
+     * the handshake.
+     */
+    @Test
+    void aSendThatArrivesWithTheReplyIsDelivered() throws Exception
+    {
+        try (ServerSocket listener = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+            TcpNode c = TcpNode.open())
+        {
+            final Lmr lmr = c.lmr(4096);
+            lmr.memory().fill(UNTOUCHED);
+            final TcpNode.Ep client = c.ep(null);
+            client.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, 4096)}, 5, CompletionFlags.DEFAULT_FLAG);
+            client.ep().connect(c.address, listener.getLocalPort(), 5 * SECOND, HELLO, Qos.BEST_EFFORT, 0);
+            try (RawPeer raw = new RawPeer(listener.accept()))
+            {
+                raw.readFrame(true);
+                // no peer-to-peer mode: the initiator sends no ready-to-receive message
+                final byte[] reply = RawPeer.frame(false, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1),
+                    WELCOME);
+                final byte[] payload = new byte[100];
+                Arrays.fill(payload, (byte) 0x42);
+                final byte[] send = raw.fpdus(RawMessage.send(1, payload), b ->
+                {
+                });
+                final byte[] both = Arrays.copyOf(reply, reply.length + send.length);
+                System.arraycopy(send, 0, both, reply.length, send.length);
+                raw.write(both);
+
+                next(client.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+                final DatEvent recv = next(client.recv(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(DtoStatus.SUCCESS, recv.dto.status, recv.toString());
+                assertEquals(100, recv.dto.transferredLength);
+                assertTrue(BytePattern.all(lmr.memory(), 0, 100, (byte) 0x42));
+                assertTrue(BytePattern.all(lmr.memory(), 100, 4096 - 100, UNTOUCHED));
+            }
+        }
+    }
+
     @Test
     void aReplyWithRejectIsAPeerRejectionAndAnEndOfStreamANonPeerOne() throws Exception
     {
