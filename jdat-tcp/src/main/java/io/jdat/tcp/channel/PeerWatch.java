@@ -9,6 +9,8 @@ package io.jdat.tcp.channel;
  */
 final class PeerWatch
 {
+    /** How many samples of the bytes written {@link #sentBy} keeps: they span at least twice the bound. */
+    private static final int SAMPLES = 16;
     private final long livenessNanos;
     /** Where this connection appears in the kernel's TCP tables ({@link KernelQueues}); empty if unknown. */
     private final String[] kernelKeys;
@@ -27,6 +29,14 @@ final class PeerWatch
     private long lookedAt;
     private long writtenAtLook;
     private long queuedAtLook = -1;
+    /**
+     * Ticks at which the bytes written had grown, at least an eighth of the bound apart, and how
+     * many had been written by then: by {@code sampleAt[i]}, the first {@code sampleWritten[i]}
+     * bytes were with the kernel. A ring of {@value #SAMPLES}; {@code samples} counts all taken.
+     */
+    private final long[] sampleAt = new long[SAMPLES];
+    private final long[] sampleWritten = new long[SAMPLES];
+    private int samples;
 
     PeerWatch(final long livenessNanos, final String[] kernelKeys)
     {
@@ -81,8 +91,9 @@ final class PeerWatch
      * send ({@code sendBlocked}: bytes the kernel did not take) made no progress for the whole
      * bound, or RDMA Reads wait and the peer sent nothing for that long.
      */
-    boolean dead(final long now, final boolean sendBlocked)
+    boolean dead(final long now, final boolean sendBlocked, final long written)
     {
+        sample(now, written);
         if (received != receivedAtTick)
         {
             // bytes came: the peer is alive
@@ -98,6 +109,35 @@ final class PeerWatch
         // streams its Response at once (its kernel still answers keepalive probes, so this
         // catches a frozen or hung peer)
         return readsOutstanding > 0 && now - lastInbound > livenessNanos;
+    }
+
+    private void sample(final long now, final long written)
+    {
+        final int last = (samples - 1) % SAMPLES;
+        if (samples == 0 || written != sampleWritten[last] && now - sampleAt[last] >= livenessNanos / 8)
+        {
+            sampleAt[samples % SAMPLES] = now;
+            sampleWritten[samples % SAMPLES] = written;
+            samples++;
+        }
+    }
+
+    /**
+     * By when the byte at stream position {@code position} had surely been handed to the kernel:
+     * the earliest sample that covers it; {@code now} if none does (it was written since the last
+     * sample, a moment ago as far as this watch can tell).
+     */
+    private long sentBy(final long position, final long now)
+    {
+        long at = now;
+        for (int i = Math.max(0, samples - SAMPLES); i < samples; i++)
+        {
+            if (sampleWritten[i % SAMPLES] > position)
+            {
+                at = Math.min(at, sampleAt[i % SAMPLES]);
+            }
+        }
+        return at;
     }
 
     /**
@@ -118,11 +158,14 @@ final class PeerWatch
     /**
      * What the kernel holds of ours unacknowledged ({@code queued}, -1 if the connection was not
      * found), with {@code written} bytes handed to it so far. Bytes acknowledged since the last
-     * look mean the peer was alive at the last look (when exactly is not known); none
-     * acknowledged since the last look, with the peer silent for the whole liveness bound, means
-     * it is dead: returns true. This finds a peer that vanished while our last bytes were in
-     * flight, which TCP keepalive cannot (it probes only an idle connection) and TCP itself
-     * notices only after many minutes of retransmissions.
+     * look mean the peer was alive at the last look (when exactly is not known). The peer silent
+     * for the whole liveness bound, and the oldest of our bytes still unacknowledged handed to the
+     * kernel more than the bound ago, means it is dead: returns true. This finds a peer that
+     * vanished while our last bytes were in flight, which TCP keepalive cannot (it probes only an
+     * idle connection) and TCP itself notices only after many minutes of retransmissions. The
+     * age of those bytes counts, not only the silence: a connection idle for longer than the
+     * bound (both sides silent, nothing in flight) that sends again must not be taken for dead
+     * because the peer's delayed acknowledgement is not in yet at the next look.
      */
     boolean kernelQueue(final long queued, final long now, final long written)
     {
@@ -135,16 +178,13 @@ final class PeerWatch
             // nothing in flight: an idle connection, which keepalive watches
             heardAt = now;
         }
-        else if (queuedAtLook >= 0)
+        else if (queuedAtLook >= 0 && written - writtenAtLook > queued - queuedAtLook)
         {
-            if (written - writtenAtLook > queued - queuedAtLook)
-            {
-                heardAt = Math.max(heardAt, lookedAt);
-            }
-            else if (now - heardAt > livenessNanos)
-            {
-                return true;
-            }
+            heardAt = Math.max(heardAt, lookedAt);
+        }
+        else if (now - heardAt > livenessNanos && now - sentBy(written - queued, now) > livenessNanos)
+        {
+            return true;
         }
         lookedAt = now;
         writtenAtLook = written;

@@ -363,7 +363,7 @@ final class TcpChannel extends Io implements Channel
         {
             case OPEN ->
             {
-                if (watch.dead(now, tx != null && !tx.isEmpty()))
+                if (watch.dead(now, tx != null && !tx.isEmpty(), written))
                 {
                     FlightEvents.peerDeath("tcp", this, "no progress or answer for liveness_ms");
                     finish(CloseReason.BROKEN);
