@@ -328,7 +328,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         TerminateInfo t = null;
         DtoStatus recvStatus = null;
         boolean fireSoft = false;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != this || closed)
@@ -597,7 +597,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     {
         TerminateInfo t = null;
         Channel flush = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != this || closed)
@@ -672,7 +672,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         DtoStatus culpritStatus = null;
         WorkRequest culprit = null;
         Channel flush = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != this || closed)
@@ -748,7 +748,7 @@ final class Connection implements ConnectHandler, AcceptHandler
         {
             return false;
         }
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != this || closed)
@@ -796,7 +796,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     public void onSent(final OutboundMessage m)
     {
         Channel closeGracefully = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != this || closed)

@@ -26,7 +26,6 @@ import io.jdat.engine.channel.IncomingRequest;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
 import io.jdat.spi.DatArg;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An endpoint: its creation, attributes, EVD streams, query and modify, watermarks and
@@ -49,7 +48,7 @@ final class EpImpl extends EngineObject implements Endpoint
     static final int ALL_QOS = Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY | Qos.ECONOMY | Qos.PREMIUM;
 
 
-    final ReentrantLock lock = new ReentrantLock();
+    final EpLock lock = new EpLock();
     volatile EpState state = EpState.UNCONNECTED;
     final EpAttr attr;
     /** Whether the consumer chose the RDMA Read limits (else the provider may adjust them at setup). */
@@ -401,7 +400,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             param.iaHandle = ia;
@@ -446,7 +445,7 @@ final class EpImpl extends EngineObject implements Endpoint
                 throw Errors.invalidParameter(DatArg.EP_MODIFY_MASK,
                     "the mask names a parameter that can never be modified");
             }
-            Locks.lock(lock);
+            lock.lock();
             try
             {
                 modifyLocked(mask, param);
@@ -642,7 +641,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             status.epState = state;
@@ -660,7 +659,7 @@ final class EpImpl extends EngineObject implements Endpoint
     public void recvQuery(final DatCount nbufsAllocated, final DatCount bufsAllocSpan)
     {
         checkLive();
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             final int held = recvs.held();
@@ -689,7 +688,7 @@ final class EpImpl extends EngineObject implements Endpoint
             throw Errors.invalidParameter(DatArg.EP_SET_WATERMARK_SOFT,
                 "watermarks must be non-negative or DAT_WATERMARK_INFINITE");
         }
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             softHw = soft;
@@ -707,7 +706,7 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         boolean fireSoft = false;
         Connection breakIt = null;
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             final int held = recvs.held();
@@ -784,7 +783,7 @@ final class EpImpl extends EngineObject implements Endpoint
     Runnable destroy()
     {
         final Connection c;
-        Locks.lock(lock);
+        lock.lock();
         try
         {
             c = conn;

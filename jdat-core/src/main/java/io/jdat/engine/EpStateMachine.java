@@ -71,7 +71,7 @@ final class EpStateMachine
             DatArg.EP_DUP_CONNECT_TIMEOUT, DatArg.EP_DUP_CONNECT_PRIVATE_DATA_SIZE, DatArg.EP_DUP_CONNECT_QOS);
         final IaAddress address;
         final long qual;
-        Locks.lock(dup.lock);
+        dup.lock.lock();
         try
         {
             if (dup.state != EpState.CONNECTED)
@@ -127,7 +127,7 @@ final class EpStateMachine
         final byte[] privateData)
     {
         final Connection c = new Connection(ep, true);
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             ep.checkLive();
@@ -163,7 +163,7 @@ final class EpStateMachine
         }
         catch (final RuntimeException e)
         {
-            Locks.lock(ep.lock);
+            ep.lock.lock();
             try
             {
                 if (ep.conn == c && ep.state == EpState.ACTIVE_CONNECTION_PENDING)
@@ -180,7 +180,7 @@ final class EpStateMachine
             ep.checkLive();
             throw e;
         }
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             c.pending = pending;
@@ -205,7 +205,7 @@ final class EpStateMachine
     {
         ScheduledFuture<?> timer = null;
         boolean stale = false;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed || ep.state != EpState.ACTIVE_CONNECTION_PENDING)
@@ -248,7 +248,7 @@ final class EpStateMachine
         final int ird;
         final int ord;
         final boolean mismatch;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             final int peerIrd = request.peerIrd();
@@ -300,7 +300,7 @@ final class EpStateMachine
     void passiveEstablished(final Connection c, final Channel ch)
     {
         boolean stale = false;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed || ep.state != EpState.COMPLETION_PENDING)
@@ -332,7 +332,7 @@ final class EpStateMachine
     void setupFailed(final Connection c, final EventNumber event)
     {
         ScheduledFuture<?> timer = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed)
@@ -368,7 +368,7 @@ final class EpStateMachine
         }
         Connection abortIt = null;
         Channel closeGracefully = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             final Connection c = ep.conn;
@@ -419,7 +419,7 @@ final class EpStateMachine
             final Channel seen = abortIt.channel;
             abortTransport(abortIt);
             final Channel late;
-            Locks.lock(ep.lock);
+            ep.lock.lock();
             try
             {
                 if (ep.conn == abortIt && ep.state != EpState.DISCONNECTED)
@@ -492,7 +492,7 @@ final class EpStateMachine
         final WorkRequest culprit, final DtoStatus culpritStatus, final boolean abort)
     {
         final Channel ch;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed)
@@ -525,7 +525,7 @@ final class EpStateMachine
     /** The channel ended. */
     void closed(final Connection c, final CloseReason reason)
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed)
@@ -561,7 +561,7 @@ final class EpStateMachine
     void terminated(final Connection c, final TerminateInfo info)
     {
         WorkRequest culprit = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.conn != c || c.closed)
@@ -599,7 +599,7 @@ final class EpStateMachine
     void reset()
     {
         ep.checkLive();
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             switch (ep.state)
@@ -628,7 +628,7 @@ final class EpStateMachine
     /** Passive side: the endpoint is handed to a connection request (RSP or provider PSP). */
     void reserveFor(final RspImpl r)
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.state != EpState.UNCONNECTED)
@@ -647,7 +647,7 @@ final class EpStateMachine
     /** The RSP received its request: the endpoint waits for accept or reject. */
     boolean requestArrived(final CrImpl crObj)
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.state != EpState.RESERVED)
@@ -667,7 +667,7 @@ final class EpStateMachine
     /** The RSP's request could not be delivered (its CR EVD was full): reserved again. */
     void requestWithdrawn()
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.state == EpState.PASSIVE_CONNECTION_PENDING)
@@ -685,7 +685,7 @@ final class EpStateMachine
     /** Back to the consumer: its RSP's request was rejected or handed off. */
     void released()
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.state == EpState.PASSIVE_CONNECTION_PENDING)
@@ -704,7 +704,7 @@ final class EpStateMachine
     /** Back to the consumer: its RSP was freed before a request came. */
     void unreserve()
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (ep.state == EpState.RESERVED)

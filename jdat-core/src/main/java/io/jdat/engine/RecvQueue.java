@@ -159,7 +159,7 @@ final class RecvQueue
         {
             return;
         }
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             if (p < r.closedAt())
@@ -179,7 +179,7 @@ final class RecvQueue
     /** A post that found the ring closed: the endpoint's state decides, under its lock. */
     private void postLocked(final int numSegments, final LmrTriplet[] iov, final long userCookie, final int flags)
     {
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             postUnderLock(numSegments, iov, userCookie, flags);

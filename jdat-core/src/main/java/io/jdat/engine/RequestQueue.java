@@ -87,7 +87,7 @@ final class RequestQueue
             throw Errors.invalidParameter(DatArg.POST_RDMA_REMOTE_IOV, "remote_buffer is null");
         }
         Channel flush = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             final EpState s = ep.state;
@@ -209,7 +209,7 @@ final class RequestQueue
     {
         ep.checkLive();
         Channel flush = null;
-        Locks.lock(ep.lock);
+        ep.lock.lock();
         try
         {
             final EpState s = ep.state;
