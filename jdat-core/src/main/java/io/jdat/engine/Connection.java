@@ -66,9 +66,9 @@ final class Connection implements ConnectHandler, AcceptHandler
     /**
      * Taken by a Send placed without the endpoint's lock ({@link #placeSend}) from
      * {@link #onSend}, so that {@link #close} waits for it. A Send placed through
-     * {@link #placeSendNow} does without it: the channel's claim, taken with a compare-and-set
-     * before the call, is the same mark, and {@code close} waits for it through
-     * {@link Channel#awaitPlacing}.
+     * {@link #placeSendNow} does without it: the sender's claim, taken with its endpoint lock's
+     * compare-and-set before the call ({@link #sendClaimed}), is the same mark, and {@code close}
+     * waits for it through {@link Channel#awaitPlacing}.
      */
     private final PlacementClaim placing = new PlacementClaim();
 
@@ -172,6 +172,12 @@ final class Connection implements ConnectHandler, AcceptHandler
             return true;
         }
         return placeSendLocked(msn, mo, last, solicited, src, off, len);
+    }
+
+    @Override
+    public boolean sendClaimed(final long self)
+    {
+        return ep.lock.placingByOther(self);
     }
 
     /**

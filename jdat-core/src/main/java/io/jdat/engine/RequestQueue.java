@@ -87,7 +87,9 @@ final class RequestQueue
             throw Errors.invalidParameter(DatArg.POST_RDMA_REMOTE_IOV, "remote_buffer is null");
         }
         Channel flush = null;
-        ep.lock.lock();
+        // the lock's one compare-and-set is also the claim a Send or Write placed on this thread
+        // is made under (EpLock#PLACING): the peer's close waits for it, see Channel#sendNow
+        ep.lock.lockToPlace();
         try
         {
             final EpState s = ep.state;
@@ -307,12 +309,14 @@ final class RequestQueue
     /**
      * A Send or Write of at most one segment, straight from its validated segments to the
      * channel's {@link Channel#sendNow}: no descriptor is filled for a message the channel places
-     * at once. Lock held.
+     * at once. Only under the claim the poster took with the lock ({@link EpLock#lockToPlace});
+     * an engine thread restarting requests (a Read Response, a fence let go) queues them. Lock
+     * held.
      */
     private boolean sendNow(final Channel ch, final WorkRequest wr)
     {
         final Segments l = wr.local;
-        if (l.count > 1 || ep.state != EpState.CONNECTED)
+        if (l.count > 1 || ep.state != EpState.CONNECTED || !ep.lock.placing())
         {
             return false;
         }
@@ -320,11 +324,20 @@ final class RequestQueue
         final MemorySegment mem = one ? l.region(0).memory : null;
         final long off = one ? l.offset(0) : 0;
         final long len = one ? l.length(0) : 0;
-        if (wr.op == WorkRequest.WRITE)
+        try
         {
-            return ch.sendNow(RdmapOpcode.RDMA_WRITE, 0, wr.remoteStag, wr.remoteTo, mem, off, len);
+            if (wr.op == WorkRequest.WRITE)
+            {
+                return ch.sendNow(RdmapOpcode.RDMA_WRITE, 0, wr.remoteStag, wr.remoteTo, mem, off, len);
+            }
+            return ch.sendNow(wr.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND, wr.msn, 0, 0, mem, off,
+                len);
         }
-        return ch.sendNow(wr.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND, wr.msn, 0, 0, mem, off, len);
+        finally
+        {
+            // one message per claim: what follows (the completion, a second request) waits for nobody
+            ep.lock.donePlacing();
+        }
     }
 
     /**

@@ -27,8 +27,6 @@ final class LoopbackChannel implements Channel
     /** Segment payloads are delivered in pieces of at most this many bytes (the int of the SPI). */
     private static final long MAX_PIECE = 1L << 30;
     private static final Object CLOSE = new Object();
-    /** {@link #deliverer} while a poster places its own Send. */
-    private static final Object SENDING = new Object();
     private static final VarHandle DELIVERER;
 
     static
@@ -52,8 +50,10 @@ final class LoopbackChannel implements Channel
     LoopbackChannel peer;
     private final MpscChunkedAtomicArrayQueue<Object> outbound = new MpscChunkedAtomicArrayQueue<>(256, 1 << 24);
     /**
-     * Who delivers at this end: null, the thread draining the queue, or {@link #SENDING} while a
-     * poster places its own Send ({@link #sendNow}). Taken by compare-and-set, never waited for.
+     * Who delivers at this end: null or the thread draining the queue. Taken by compare-and-set,
+     * never waited for. A poster placing its own Send ({@link #sendNow}) does not take it: its
+     * endpoint's lock keeps the queue from growing, and it places only when the queue is empty
+     * and nobody delivers.
      */
     private volatile Object deliverer;
     /** This end's handler knows the connection is up: the peer may deliver to it. */
@@ -65,12 +65,6 @@ final class LoopbackChannel implements Channel
      * that it must deliver once this delivery returns. Guarded by {@link #deliverer}.
      */
     private boolean provoked;
-    /**
-     * The id of the thread that holds {@link #SENDING}: written before the compare-and-set that
-     * takes it (which publishes it), read by {@link #awaitPlacing} only after it saw SENDING.
-     * One writer at a time: {@link #sendNow} runs under the sending endpoint's lock.
-     */
-    private long sender;
     /** The thread delivering a message of this end until it has reported it sent, else null. */
     private volatile Thread reporting;
 
@@ -130,51 +124,36 @@ final class LoopbackChannel implements Channel
      * queue and the receiver: only when nothing is queued or being delivered at this end (so the
      * message keeps its place behind what was posted before it), the thread is not delivering
      * on this connection already (what a delivery provokes waits for it), and the receiver takes
-     * the whole message without a lock. The caller holds its endpoint's lock; this never waits
-     * for anything: a delivery under way or a receiver that needs more means "post it instead".
-     * One compare-and-set, and a release store to let go.
+     * the whole message without a lock. No atomic of its own: the caller holds its endpoint's
+     * lock with the send claim ({@link ChannelHandler#sendClaimed}), taken with the lock's
+     * compare-and-set. Everything this end queues is queued under that lock, or after the
+     * endpoint left CONNECTED (a close, a Terminate), when no Send reaches this; so while the
+     * caller holds it the queue only shrinks, and a queue seen empty before a deliverer seen
+     * absent (a deliverer takes its word before it takes a message) means no message of this end
+     * is on its way. A deliverer that starts after the look finds the queue empty.
      */
     @Override
     public boolean sendNow(final int opcode, final int msn, final int stag, final long to,
         final MemorySegment memory, final long offset, final long length)
     {
         final Thread me = Thread.currentThread();
-        if (length > MAX_PIECE || !peer.ready || !outbound.isEmpty() || peer.deliverer == me)
+        // the claim came before these looks: a close either sees it and waits for it
+        // (awaitReported here, the receiver's awaitPlacing at the other end), or came first and is
+        // seen here or by the receiver's placement
+        if (length > MAX_PIECE || !peer.ready || peer.deliverer == me || !outbound.isEmpty() || deliverer != null
+            || link.isClosed())
         {
             return false;
         }
-        sender = me.threadId();
-        if (!DELIVERER.compareAndSet(this, null, SENDING))
+        final MemorySegment mem = memory == null ? EMPTY : memory;
+        final int len = (int) length;
+        return switch (opcode)
         {
-            // (a thread delivering at this end holds the deliverer: the compare-and-set fails)
-            return false;
-        }
-        try
-        {
-            // the compare-and-set came before these looks: a close either sees SENDING and waits
-            // for it (awaitReported here, the receiver's awaitPlacing at the other end), or came
-            // first and is seen here or by the receiver's placement
-            if (!outbound.isEmpty() || link.isClosed())
-            {
-                return false;
-            }
-            final MemorySegment mem = memory == null ? EMPTY : memory;
-            final int len = (int) length;
-            return switch (opcode)
-            {
-                case RdmapOpcode.SEND -> peer.handler.placeSendNow(msn, false, mem, offset, len);
-                case RdmapOpcode.SEND_WITH_SE -> peer.handler.placeSendNow(msn, true, mem, offset, len);
-                case RdmapOpcode.RDMA_WRITE -> peer.handler.placeWriteNow(stag, to, mem, offset, len);
-                default -> false;
-            };
-        }
-        finally
-        {
-            // a release store, no fence: a message queued meanwhile by a thread that found this end
-            // taken is delivered by the caller's flush, after its endpoint lock's release (a full
-            // fence) has made this store visible
-            DELIVERER.setRelease(this, null);
-        }
+            case RdmapOpcode.SEND -> peer.handler.placeSendNow(msn, false, mem, offset, len);
+            case RdmapOpcode.SEND_WITH_SE -> peer.handler.placeSendNow(msn, true, mem, offset, len);
+            case RdmapOpcode.RDMA_WRITE -> peer.handler.placeWriteNow(stag, to, mem, offset, len);
+            default -> false;
+        };
     }
 
     @Override
@@ -292,7 +271,7 @@ final class LoopbackChannel implements Channel
 
     /**
      * Waits while another thread is between delivering a message of this end and reporting it
-     * sent, or is placing its own Send ({@link #sendNow}, whose caller records it sent). The
+     * sent, or holds this end's send claim ({@link #sendNow}, whose caller records it sent). The
      * peer may already have acted on the message, and closed the connection in reply; the
      * sender must still hear that it was sent before it hears of the close, or its request
      * would complete flushed although the peer got it (a network transport reports a message
@@ -301,25 +280,26 @@ final class LoopbackChannel implements Channel
     void awaitReported()
     {
         Thread t;
-        while ((t = reporting) != null && t != Thread.currentThread() || deliverer == SENDING)
+        final Thread me = Thread.currentThread();
+        while ((t = reporting) != null && t != me || handler.sendClaimed(me.threadId()))
         {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000);
         }
     }
 
     /**
-     * The receiving side's close: waits while the peer's poster places a message into this end's
-     * handler under its {@link #SENDING} claim. The handler marked itself closed before (a
-     * volatile store), and the poster took the claim with a compare-and-set before it looks at
-     * that mark: at least one sees the other. Only SENDING, not a draining deliverer, which may be
-     * waiting for the lock the caller holds.
+     * The receiving side's close: waits while the peer's poster holds its send claim and may
+     * place a message into this end's handler ({@link #sendNow}). The handler marked itself
+     * closed before (a volatile store), and the poster took the claim with a compare-and-set
+     * before it looks at that mark: at least one sees the other. Only the claim, not a draining
+     * deliverer, which may be waiting for the lock the caller holds.
      */
     @Override
     public void awaitPlacing()
     {
         final long self = Thread.currentThread().threadId();
         int spins = 0;
-        while (peer.deliverer == SENDING && peer.sender != self)
+        while (peer.handler.sendClaimed(self))
         {
             // a placement is a copy and a completion: short, but its thread may need this core
             if ((++spins & 0xFF) == 0)

@@ -25,9 +25,12 @@ public interface Channel
      * {@link ChannelHandler#placeWriteNow}). The message comes as its header and its one piece,
      * not as an {@link OutboundMessage}: the caller fills a descriptor only when this returns
      * false. True if placed: the message is sent, and {@link ChannelHandler#onSent} is not called
-     * for it. False, having done nothing, otherwise: the caller posts it. Called under the sending
-     * endpoint's lock, in place of {@link #post}, so it never blocks and never calls back into the
-     * sending side. Channels whose messages leave through a wire return false.
+     * for it. False, having done nothing, otherwise: the caller posts it. Called in place of
+     * {@link #post} under the sending endpoint's lock, taken with the send claim
+     * ({@link ChannelHandler#sendClaimed} of this end's handler): that claim is the mark the
+     * peer's {@link #awaitPlacing} and this end's close wait for, so the channel takes none of its
+     * own. It never blocks and never calls back into the sending side. Channels whose messages
+     * leave through a wire return false.
      *
      * @param opcode {@link RdmapOpcode#SEND}, {@link RdmapOpcode#SEND_WITH_SE} or
      *               {@link RdmapOpcode#RDMA_WRITE}
@@ -46,12 +49,13 @@ public interface Channel
      * Called by this end's handler as it closes, after it has marked itself closed with a
      * volatile store: returns once no thread of the peer is inside
      * {@link ChannelHandler#placeSendNow} or {@link ChannelHandler#placeWriteNow} of this end's
-     * handler (the peer's {@link #sendNow} claim). A placement that began before the mark is
-     * let finish, and what it wrote happens before this returns; one that begins after it sees
-     * the mark. Never waits for anything else; returns at once when called by the placing thread
-     * itself. Channels without {@code sendNow} have nothing to wait for, except a transport that
-     * places payload itself ({@link ChannelHandler#sendTarget}): it returns once no write of its
-     * into this end's memory is in progress, and writes nothing there after.
+     * handler (while the peer's handler says {@link ChannelHandler#sendClaimed}). A placement
+     * that began before the mark is let finish, and what it wrote happens before this returns;
+     * one that begins after it sees the mark. Never waits for anything else; returns at once
+     * when called by the placing thread itself. Channels without {@code sendNow} have nothing to
+     * wait for, except a transport that places payload itself ({@link ChannelHandler#sendTarget}):
+     * it returns once no write of its into this end's memory is in progress, and writes nothing
+     * there after.
      */
     default void awaitPlacing()
     {

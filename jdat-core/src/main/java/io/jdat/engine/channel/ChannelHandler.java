@@ -42,14 +42,28 @@ public interface ChannelHandler
     }
 
     /**
+     * Whether a thread other than the one with id {@code self} holds this side's send claim: it
+     * posts a message it may place into the peer itself ({@link Channel#sendNow}). The engine
+     * takes the claim with a compare-and-set (a full fence) before it calls {@code sendNow}, and
+     * lets go with a release store after it returned. A channel with {@code sendNow} waits while
+     * this is true in {@link Channel#awaitPlacing} at the other end and before it reports its
+     * close here; one without never asks.
+     */
+    default boolean sendClaimed(final long self)
+    {
+        return false;
+    }
+
+    /**
      * A whole Send in one segment, placed now if that needs no lock and no waiting: for a
      * channel whose sender's thread places its own messages ({@link Channel#sendNow}), which may
      * hold the sending endpoint's lock while it calls this. True if placed (as {@link #onSend}
      * with mo 0 and last set would have); false, having placed and failed nothing, when the
      * Send needs more (no posted receive, a fault to report, an SRQ): the transport then
-     * delivers it through {@code onSend} as usual. The channel calls this under a claim of its
-     * own that {@link Channel#awaitPlacing} waits for (taken with a full fence before the call),
-     * so the handler needs no mark of its own to order the placement against its close.
+     * delivers it through {@code onSend} as usual. The channel calls this under the sender's
+     * claim ({@link #sendClaimed} of the sending end's handler, taken with a full fence before
+     * the call), which {@link Channel#awaitPlacing} waits for, so the handler needs no mark of its
+     * own to order the placement against its close.
      */
     default boolean placeSendNow(final int msn, final boolean solicited, final MemorySegment src, final long off,
         final int len)
