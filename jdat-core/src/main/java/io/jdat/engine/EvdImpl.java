@@ -46,7 +46,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** True for the async EVD {@code dat_ia_open} created: only the IA's close frees it. */
     final boolean implicitAsync;
     private final long spinNanos;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** Allocated after the ring: its words, written on every wait, off the lines producers read. */
+    private final ReentrantLock lock;
 
     /** The events; replaced only by dat_evd_resize (IA and EVD lock held, {@link #resizing} set). */
     private volatile EventRing ring;
@@ -58,12 +59,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private boolean overflowed;
     private volatile CnoImpl cno;
 
-    private volatile Thread waiter;
-    private int waiterThreshold;
+    /** The thread in dat_evd_wait, its threshold, the abort: written per wait, on lines of their own. */
+    private final EvdWaiter waiting = new EvdWaiter();
+    /** Written only when the waiter parks: producers look at it after every event. */
     private volatile boolean waiterParked;
     /** The waiter blocks in the transport ({@link TransportPort#awaitProgress}) rather than in park. */
     private volatile boolean waiterInTransport;
-    private volatile boolean aborted;
 
     /** Streams that feed this EVD: EP streams, PSPs, RSPs, an IA's async stream (guarded by the IA lock). */
     int streamRefs;
@@ -83,6 +84,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         this.cno = cno;
         this.spinNanos = ia.config.evdSpinMicros * 1000L;
         this.ring = new EventRing(qlen, false, ia.singleWriter);
+        this.lock = new ReentrantLock();
     }
 
     @Override
@@ -233,7 +235,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             lock.unlock();
         }
-        afterCommit(true);
+        afterCommit(true, true);
         return true;
     }
 
@@ -258,7 +260,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             unlockAndReport();
         }
-        afterCommit(true);
+        afterCommit(true, true);
         return true;
     }
 
@@ -289,7 +291,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             lock.unlock();
         }
-        afterCommit(true);
+        afterCommit(true, true);
         return true;
     }
 
@@ -325,33 +327,27 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         ring.publish(position, notify);
     }
 
-    /** Whether a waiter with {@code threshold} may return now (a snapshot). */
-    private boolean ready(final int threshold)
-    {
-        final EventRing r = ring;
-        return r.holds(threshold) && r.notifications() > 0;
-    }
-
-    /** Wakes the waiter or triggers the CNO, outside the lock. */
-    private void afterCommit(final boolean notify)
-    {
-        afterCommit(notify, true);
-    }
-
-    /** {@link #afterCommit(boolean)}; a CNO's agent runs on a thread of its own unless {@code mayCallAgent}. */
+    /** Wakes the waiter or triggers the CNO, outside the lock; the agent on its own thread unless mayCallAgent. */
     private void afterCommit(final boolean notify, final boolean mayCallAgent)
     {
-        final Thread w = waiter;
+        final CnoImpl c = cno;
+        final boolean parked = waiterParked;
+        if (c == null && !parked)
+        {
+            // nobody to tell (a waiter that spins sees the event itself): the waiter's words, which
+            // its consumer writes on every wait, stay on the consumer's core
+            return;
+        }
+        final Thread w = waiting.thread;
         if (w != null && waitable)
         {
             // a direct waiter takes the notification; the CNO is not triggered
-            if (waiterParked && ready(waiterThreshold))
+            if (parked && ring.ready(waiting.threshold))
             {
                 wake(w);
             }
             return;
         }
-        final CnoImpl c = cno;
         if (notify && c != null && enabled)
         {
             c.trigger(this, mayCallAgent);
@@ -382,7 +378,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             FlightEvents.evdOverflow(this, ring.capacity());
             ia.reportAsync(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, AsyncErrorReason.EVD_OVERFLOW_ERROR, this);
-            final Thread w = waiter;
+            final Thread w = waiting.thread;
             if (w != null)
             {
                 wake(w);
@@ -409,7 +405,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
      */
     private boolean blockedWaiter()
     {
-        return waiter != null && waitable;
+        return waiting.thread != null && waitable;
     }
 
     @Override
@@ -474,7 +470,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
             }
-            if (waiter != null)
+            if (waiting.thread != null)
             {
                 throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                     "another thread is already waiting on this EVD");
@@ -489,7 +485,9 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
-            final long taken = takeOrCount(event, threshold);
+            // the count (tail, the producers' line) only for a wait that returns at once
+            final long taken = timeoutMicros == 0 ? takeOrCount(event, threshold)
+                : ring.take(event, this, threshold, true);
             if (taken >= 0)
             {
                 popped = true;
@@ -502,9 +500,9 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             }
             else
             {
-                aborted = false;
-                waiterThreshold = threshold;
-                waiter = Thread.currentThread();
+                waiting.aborted = false;
+                waiting.threshold = threshold;
+                waiting.thread = Thread.currentThread();
             }
         }
         finally
@@ -529,7 +527,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         boolean polling = ia.pollsInline;
         while (true)
         {
-            if (!ready(threshold) && !aborted && waitable && !overflowed
+            if (!ring.looksReady(threshold) && !waiting.aborted && waitable && !overflowed
                 && !Thread.currentThread().isInterrupted())
             {
                 final long now = System.nanoTime();
@@ -556,7 +554,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     // re-check after announcing the park, so a producer cannot miss us; a ring
                     // that a resize is moving may look empty: no park until the resize is done
                     // (it looks for a parked waiter once it is)
-                    if (!ready(threshold) && !resizing && !aborted && waitable)
+                    if (!ring.ready(threshold) && !resizing && !waiting.aborted && waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
                         if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
@@ -568,7 +566,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                                 polling = false;
                                 ia.port().pollingStopped();
                             }
-                            if (!ready(threshold) && !resizing && !aborted && waitable)
+                            if (!ring.ready(threshold) && !resizing && !waiting.aborted && waitable)
                             {
                                 if (infinite)
                                 {
@@ -586,7 +584,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     continue;
                 }
             }
-            if (!aborted && waitable)
+            if (!waiting.aborted && waitable)
             {
                 // the usual way out takes no lock: while it waits, this thread is the EVD's only
                 // consumer (dat_evd_dequeue refuses to run beside it), so the published events
@@ -596,7 +594,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 final long taken = r.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
@@ -604,38 +602,38 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             Locks.lock(lock);
             try
             {
-                if (aborted)
+                if (waiting.aborted)
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     throw Errors.abort("the EVD was freed or its IA closed while waiting");
                 }
                 if (!waitable)
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
                         "the EVD was made unwaitable while waiting");
                 }
                 final long taken = ring.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     setNmore(nmore, ring.countFrom(taken + 1));
                 }
                 else if (overflowed)
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EVD overflowed and lost events");
                 }
                 else if (Thread.interrupted())
                 {
-                    waiter = null;
+                    waiting.thread = null;
                     setNmore(nmore, ring.count());
                     throw Errors.interrupted("the waiting thread was interrupted");
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
                     final long left = takeOrCount(event, threshold);
-                    waiter = null;
+                    waiting.thread = null;
                     if (left >= 0)
                     {
                         setNmore(nmore, ring.countFrom(left + 1));
@@ -715,7 +713,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
         r.entry(p).fillSoftware(event.software.pointer);
         r.publish(p, true);
-        afterCommit(true);
+        afterCommit(true, true);
         return DatStatus.SUCCESS;
     }
 
@@ -736,7 +734,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             lock.unlock();
         }
-        afterCommit(true);
+        afterCommit(true, true);
         return DatStatus.SUCCESS;
     }
 
@@ -798,7 +796,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             lock.unlock();
         }
-        final Thread w = waiter;
+        final Thread w = waiting.thread;
         if (w != null)
         {
             wake(w);
@@ -850,7 +848,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         resizeLocked(evdMinQlen);
         // a waiter that looked at the old ring while the events were on their way may have
         // parked (it announced itself before it looked): let it look again
-        final Thread w = waiter;
+        final Thread w = waiting.thread;
         if (w != null && waiterParked)
         {
             wake(w);
@@ -880,11 +878,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE,
                         count + " events are queued, more than the new length " + evdMinQlen);
                 }
-                if (blockedWaiter() && waiterThreshold > evdMinQlen)
+                if (blockedWaiter() && waiting.threshold > evdMinQlen)
                 {
                     ring.reopen();
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                        "a waiter's threshold " + waiterThreshold + " exceeds the new length");
+                        "a waiter's threshold " + waiting.threshold + " exceeds the new length");
                 }
                 // consumers take no lock: one that finds the old ring empty meanwhile waits for this lock
                 resizing = true;
@@ -959,14 +957,14 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         try
         {
             markDestroyed();
-            aborted = true;
+            waiting.aborted = true;
             ring.drain();
         }
         finally
         {
             lock.unlock();
         }
-        final Thread w = waiter;
+        final Thread w = waiting.thread;
         if (w != null)
         {
             wake(w);

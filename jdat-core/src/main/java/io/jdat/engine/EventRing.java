@@ -233,9 +233,19 @@ final class EventRing extends ClaimedRing
         }
     }
 
-    /** Events queued from position {@code from} on (a snapshot, once those claimed are published). */
+    /**
+     * Events queued from position {@code from} on (a snapshot, once those claimed are published).
+     * A waiter asks this after each event it takes: when the next record is not published, no later
+     * one is, and the answer is 0 without a look at {@code tail}, the producers' line (a post still
+     * writing that record has not returned).
+     */
     int countFrom(final long from)
     {
+        final long seq = slots[(int) from & mask].seq;
+        if (seq - (from + 1) < 0 && head() <= from)
+        {
+            return 0;
+        }
         final long t = tail();
         settle(Math.max(from, head()), t);
         return (int) Math.max(0, t - from);
@@ -259,6 +269,27 @@ final class EventRing extends ClaimedRing
         }
         settle(h, h + n);
         return true;
+    }
+
+    /**
+     * Whether a waiter with {@code threshold} may return now (a snapshot). It reads {@code tail}: a
+     * waiter that announced it parks and then finds this false may park, as a producer that claimed
+     * before the announcement is seen here (it is then published or a few stores from it).
+     */
+    boolean ready(final int threshold)
+    {
+        return holds(threshold) && notifications() > 0;
+    }
+
+    /**
+     * {@link #ready} as a spinning waiter looks between its last looks before a park: for one event
+     * from a ring where every event notifies, only the record at the head (the line a producer
+     * writes anyway), not {@code tail}: the producers' line, which a look per spin would take from
+     * the producer's core before its every claim.
+     */
+    boolean looksReady(final int threshold)
+    {
+        return threshold == 1 && !counting ? published(head()) : ready(threshold);
     }
 
     /** Notification events queued now (a snapshot; a consumer between taking one and counting it adds one). */
@@ -364,7 +395,8 @@ final class EventRing extends ClaimedRing
                 // though a producer may have claimed it and be writing it (its post has not returned)
                 return -1;
             }
-            if (threshold > 1 && !holds(threshold) || needNotify && notifications() == 0)
+            // a published record notifies, in a ring that does not count: no look at tail then
+            if (threshold > 1 && !holds(threshold) || needNotify && counting && notifications() == 0)
             {
                 return -1;
             }
