@@ -36,6 +36,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code senderPlacesEvd}: the same, with the completion ring shaped as a DAT EVD, which any
  *     number of endpoints may feed and any number of threads may dequeue: the producer claims its
  *     entry and the consumer takes it by compare-and-set.</li>
+ * <li>{@code evdReadsTail}: {@code senderPlacesEvd} with one more line crossing per hop: the consumer
+ *     looks at the producers' claim counter before the entry and again once it took it, as jdat's
+ *     waiting consumer did (its notification check, and its {@code nmore} count after the take).</li>
+ * <li>{@code evdWaiterLine}: {@code senderPlacesEvd} with the consumer writing a word, when its wait
+ *     begins and when it ends, on the line the producer reads before it claims, as jdat's
+ *     {@code dat_evd_wait} wrote its waiter's thread beside the EVD's ring and CNO fields.</li>
  * <li>{@code receiverPlaces}: the consumer's thread is the NIC for inbound traffic. The sender
  *     copies the message into the connection's ring; the receiver, polling, takes it, places it
  *     into the buffer its own receive descriptor names and writes and reads its own completion
@@ -73,6 +79,10 @@ public class HopFloorBenchmark
     private static final int SENDER = 1;
     private static final int SENDER_EVD = 2;
     private static final int RECEIVER = 3;
+    private static final int EVD_READS_TAIL = 4;
+    private static final int EVD_WAITER_LINE = 5;
+    /** The receiver's flag: a wait is in progress (the waiter-line shape). */
+    private static final int WAITING = 13;
 
     /** One direction of a connection: what the sender and the receiver of it share. */
     static final class Link
@@ -120,9 +130,16 @@ public class HopFloorBenchmark
             LONG.setRelease(descriptors, at, n + 1);
         }
 
-        /** Sender places: read the descriptor at the head, copy, write the completion. */
-        void placeSend(final MemorySegment src, final int size, final boolean evd)
+        /**
+         * Sender places: read the descriptor at the head, copy, write the completion;
+         * {@code waiterLine}: first read the line where the consumer's wait writes its word.
+         */
+        void placeSend(final MemorySegment src, final int size, final boolean evd, final boolean waiterLine)
         {
+            if (waiterLine && (long) LONG.getOpaque(claims, WAITER) != 0)
+            {
+                throw new IllegalStateException("nobody waits in this benchmark");
+            }
             final long n = tx[PLACED]++;
             final long d = slot(n);
             awaitSeq(descriptors, d, n + 1);
@@ -154,6 +171,10 @@ public class HopFloorBenchmark
         {
             if (!FENCE)
             {
+                if ((long) LONG.getOpaque(claims, WAITER) != 0)
+                {
+                    throw new IllegalStateException("nobody waits in this benchmark");
+                }
                 return;
             }
             VarHandle.fullFence();
@@ -161,6 +182,38 @@ public class HopFloorBenchmark
             {
                 throw new IllegalStateException("nobody waits in this benchmark");
             }
+        }
+
+        /**
+         * The EVD shape's poll with one of jdat's extra lines: {@code readsTail}, a look at the
+         * producers' claim counter first; else a word the producer reads, written as a wait begins
+         * and ends.
+         */
+        boolean pollCompletion(final boolean readsTail, final boolean waiterLine)
+        {
+            if (readsTail && (long) LONG.getVolatile(claims, 0L) <= (long) LONG.getAcquire(claims, 128L))
+            {
+                return false;
+            }
+            if (waiterLine && rx[WAITING] == 0)
+            {
+                rx[WAITING] = 1;
+                LONG.setRelease(claims, WAITER + 8, 1L);
+            }
+            if (!pollCompletion(true))
+            {
+                return false;
+            }
+            if (readsTail && (long) LONG.getVolatile(claims, 0L) < 0)
+            {
+                throw new IllegalStateException("a claim counter below zero");
+            }
+            if (waiterLine)
+            {
+                rx[WAITING] = 0;
+                LONG.setRelease(claims, WAITER + 8, 0L);
+            }
+            return true;
         }
 
         /** The receiver polls its completion ring (the EVD shape takes the entry by CAS). */
@@ -228,7 +281,7 @@ public class HopFloorBenchmark
     @State(Scope.Benchmark)
     public static class Rig
     {
-        @Param({"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces"})
+        @Param({"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail", "evdWaiterLine"})
         public String shape;
 
         @Param({"64"})
@@ -261,6 +314,8 @@ public class HopFloorBenchmark
                 case "senderPlaces" -> SENDER;
                 case "senderPlacesEvd" -> SENDER_EVD;
                 case "receiverPlaces" -> RECEIVER;
+                case "evdReadsTail" -> EVD_READS_TAIL;
+                case "evdWaiterLine" -> EVD_WAITER_LINE;
                 default -> throw new IllegalArgumentException("no shape " + shape);
             };
             arena = Arena.ofShared();
@@ -307,8 +362,9 @@ public class HopFloorBenchmark
                     MemorySegment.copy(from, 0, link.buffer, 0, size);
                     link.queue.offer(link);
                 }
-                case SENDER -> link.placeSend(from, size, false);
-                case SENDER_EVD -> link.placeSend(from, size, true);
+                case SENDER -> link.placeSend(from, size, false, false);
+                case SENDER_EVD, EVD_READS_TAIL -> link.placeSend(from, size, true, false);
+                case EVD_WAITER_LINE -> link.placeSend(from, size, true, true);
                 default -> link.pushMessage(from, size);
             }
         }
@@ -320,6 +376,8 @@ public class HopFloorBenchmark
                 case QUEUE -> link.queue.poll() != null;
                 case SENDER -> link.pollCompletion(false);
                 case SENDER_EVD -> link.pollCompletion(true);
+                case EVD_READS_TAIL -> link.pollCompletion(true, false);
+                case EVD_WAITER_LINE -> link.pollCompletion(false, true);
                 default -> link.pollMessage();
             };
         }
@@ -351,7 +409,7 @@ public class HopFloorBenchmark
     }
 
     /**
-     * The four shapes in turn in one JVM, many short rounds, so that each ratio compares shapes
+     * The shapes in turn in one JVM, many short rounds, so that each ratio compares shapes
      * measured within a second of each other. The two vCPUs of a virtual machine move between host
      * cores: the queue's own round trip changed fivefold between JMH forks. Prints each shape's
      * median round trip and its median ratio to the queue's in the same round.
@@ -361,7 +419,8 @@ public class HopFloorBenchmark
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         final int trips = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
-        final String[] shapes = {"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces"};
+        final String[] shapes = {"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail",
+            "evdWaiterLine"};
         final Rig[] rigs = new Rig[shapes.length];
         for (int k = 0; k < shapes.length; k++)
         {
