@@ -18,6 +18,16 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link #placingByOther}); the compare-and-set that took the lock is the store the close must
  * see before the poster looks whether the connection closed, so the claim costs no fenced
  * operation of its own.
+ *
+ * <p>On an IA from a {@code nonthreadsafe} entry ({@link IaImpl#singleWriter}) the one consumer
+ * thread posts without a read-modify-write: {@link #lockAsConsumer} stores its id into a word of
+ * its own, {@link #consumer}, and then looks at {@link #word}; a thread taking the lock with the
+ * compare-and-set looks at {@code consumer} after it and waits while it is set (a store, then a
+ * load of the other's word, on each side: at least one sees the other). A consumer that finds the
+ * word taken lets go of its own and takes the lock the usual way, so neither waits for the other
+ * forever. The consumer's store is still a volatile store, a fence on x86: what it saves is the
+ * atomic, not the fence. Two threads posting at once on such an IA (which DAT lets misbehave) can
+ * both hold the lock.
  */
 final class EpLock
 {
@@ -27,12 +37,14 @@ final class EpLock
     private static final int YIELDS = 1 << 6;
     private static final long MAX_NAP_NANOS = 50_000;
     private static final VarHandle WORD;
+    private static final VarHandle CONSUMER;
 
     static
     {
         try
         {
             WORD = MethodHandles.lookup().findVarHandle(EpLock.class, "word", long.class);
+            CONSUMER = MethodHandles.lookup().findVarHandle(EpLock.class, "consumer", long.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -42,8 +54,12 @@ final class EpLock
 
     /** The owner's thread id, with {@link #PLACING} while it places; 0 when free. */
     private volatile long word;
+    /** A single-writer IA's consumer's id, with {@link #PLACING}, while it holds the lock through it; else 0. */
+    private volatile long consumer;
     /** How often the owner holds it (read and written by the owner only). */
     private int holds;
+    /** Whether the owner holds it through {@link #consumer} (owner only). */
+    private boolean viaConsumer;
 
     void lock()
     {
@@ -60,13 +76,46 @@ final class EpLock
         return acquire(PLACING);
     }
 
+    /**
+     * {@link #lockToPlace} for the one consumer thread of a single-writer IA: no read-modify-write
+     * when nobody else holds the lock (a volatile store, then a load).
+     */
+    boolean lockAsConsumer()
+    {
+        final long me = Thread.currentThread().threadId();
+        if (((consumer | word) & ~PLACING) == me)
+        {
+            holds++;
+            return false;
+        }
+        consumer = me | PLACING;
+        if (word == 0)
+        {
+            viaConsumer = true;
+            holds = 1;
+            return true;
+        }
+        // an engine thread holds it, or is taking it and waits for this word: let go, take it as they do
+        CONSUMER.setRelease(this, 0L);
+        return acquire(PLACING);
+    }
+
     /** The owner placed, or will not: the receiving end's close need not wait for it any more. */
     void donePlacing()
     {
+        // a release store: what the placement wrote is seen by the close that sees this
+        if (viaConsumer)
+        {
+            final long c = consumer;
+            if ((c & PLACING) != 0)
+            {
+                CONSUMER.setRelease(this, c & ~PLACING);
+            }
+            return;
+        }
         final long w = word;
         if ((w & PLACING) != 0)
         {
-            // a release store: what the placement wrote is seen by the close that sees this
             WORD.setRelease(this, w & ~PLACING);
         }
     }
@@ -74,29 +123,45 @@ final class EpLock
     /** Whether the owner holds {@link #PLACING}. Owner only. */
     boolean placing()
     {
-        return (word & PLACING) != 0;
+        return ((viaConsumer ? consumer : word) & PLACING) != 0;
     }
 
     /** Whether a thread other than the one with id {@code self} holds the lock with {@link #PLACING}. */
     boolean placingByOther(final long self)
     {
         final long w = word;
-        return (w & PLACING) != 0 && (w & ~PLACING) != self;
+        final long c = consumer;
+        return (w & PLACING) != 0 && (w & ~PLACING) != self || (c & PLACING) != 0 && (c & ~PLACING) != self;
     }
 
     void unlock()
     {
         if (--holds == 0)
         {
-            WORD.setRelease(this, 0L);
+            if (viaConsumer)
+            {
+                viaConsumer = false;
+                CONSUMER.setRelease(this, 0L);
+            }
+            else
+            {
+                WORD.setRelease(this, 0L);
+            }
         }
     }
 
     private boolean acquire(final long mark)
     {
         final long me = Thread.currentThread().threadId();
+        if ((consumer & ~PLACING) == me)
+        {
+            // held through the consumer's word: taking the other one too would wait for itself
+            holds++;
+            return false;
+        }
         if (WORD.compareAndSet(this, 0L, me | mark))
         {
+            awaitConsumer();
             holds = 1;
             return mark != 0;
         }
@@ -123,9 +188,28 @@ final class EpLock
             }
             if (word == 0 && WORD.compareAndSet(this, 0L, me | mark))
             {
+                awaitConsumer();
                 holds = 1;
                 return mark != 0;
             }
+        }
+    }
+
+    /**
+     * After the compare-and-set took {@link #word}: waits while a single-writer consumer holds the
+     * lock through {@link #consumer}, or is about to find the word taken and let go. The consumer
+     * never waits for anything while it holds it that a thread here could hold.
+     */
+    private void awaitConsumer()
+    {
+        int spins = 0;
+        while (consumer != 0)
+        {
+            if ((++spins & 0xFF) == 0)
+            {
+                Thread.yield();
+            }
+            Thread.onSpinWait();
         }
     }
 

@@ -27,6 +27,8 @@ final class RequestQueue
 {
     private final EpImpl ep;
     private final Segments scratch;
+    /** The IA is single-writer: posts take the endpoint lock as its one consumer ({@link EpLock#lockAsConsumer}). */
+    final boolean singleWriter;
     WorkRequest[] ring;
     long head;
     long start;
@@ -44,6 +46,7 @@ final class RequestQueue
     {
         this.ep = ep;
         this.scratch = new Segments(Math.max(maxIov, 1));
+        this.singleWriter = ep.ia.singleWriter;
         renew(attr);
     }
 
@@ -88,8 +91,16 @@ final class RequestQueue
         }
         Channel flush = null;
         // the lock's one compare-and-set is also the claim a Send or Write placed on this thread
-        // is made under (EpLock#PLACING): the peer's close waits for it, see Channel#sendNow
-        ep.lock.lockToPlace();
+        // is made under (EpLock#PLACING): the peer's close waits for it, see Channel#sendNow; the
+        // one consumer thread of a single-writer IA takes both with a store, no read-modify-write
+        if (singleWriter)
+        {
+            ep.lock.lockAsConsumer();
+        }
+        else
+        {
+            ep.lock.lockToPlace();
+        }
         try
         {
             final EpState s = ep.state;

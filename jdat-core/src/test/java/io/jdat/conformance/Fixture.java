@@ -63,8 +63,14 @@ final class Fixture implements AutoCloseable
 
     Fixture(final String iaName)
     {
+        this(iaName, Dat.THREADSAFE);
+    }
+
+    /** An IA of {@code iaName}'s threadsafe or, with {@code threadSafe} false, nonthreadsafe entry. */
+    Fixture(final String iaName, final boolean threadSafe)
+    {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        ia = Dat.iaOpen(iaName, 64, async);
+        ia = Dat.iaOpenv(iaName, 64, async, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, threadSafe);
         asyncEvd = async.value;
         pz = ia.pzCreate();
         address = ia.query(0, null, 0, null) == null ? null : iaAddress(ia);

@@ -48,6 +48,9 @@ import org.junit.jupiter.api.Test;
  *   <li>a post to a full request queue fails with DAT_INSUFFICIENT_RESOURCES (and is retried):
  *       seen in some round.</li>
  * </ul>
+ * The same with one poster on an IA of loopback's {@code nonthreadsafe} entry, whose posts take
+ * the endpoint lock without an atomic, against the receiver's disconnect (its close reaches the
+ * sender's endpoint on the disconnecting thread, as a peer's would).
  */
 class SendClaimStressTest
 {
@@ -62,7 +65,19 @@ class SendClaimStressTest
     void postersRacingADisconnectCompleteEveryRequestOnceInOrder() throws Exception
     {
         final AtomicLong full = new AtomicLong();
-        try (Fixture f = new Fixture())
+        run(true, POSTERS, full);
+        assertTrue(full.get() > 0, "no post ever found the request queue full");
+    }
+
+    @Test
+    void aSingleWriterPosterRacingTheReceiversDisconnectCompletesEveryRequestOnce() throws Exception
+    {
+        run(false, 1, new AtomicLong());
+    }
+
+    private static void run(final boolean threadSafe, final int posters, final AtomicLong full) throws Exception
+    {
+        try (Fixture f = new Fixture("loopback", threadSafe))
         {
             final EpAttr attr = new EpAttr();
             attr.maxRecvDtos = RECEIVES;
@@ -82,10 +97,10 @@ class SendClaimStressTest
             }
             for (int round = 0; round < ROUNDS; round++)
             {
-                round(f, attr, round % 4, out, in, words, full);
+                // a single-writer IA's one consumer thread posts: only the receiver disconnects
+                round(f, attr, threadSafe ? round % 4 : 2 + round % 2, posters, out, in, words, full);
             }
         }
-        assertTrue(full.get() > 0, "no post ever found the request queue full");
     }
 
     private static long cookie(final int thread, final int k)
@@ -97,8 +112,8 @@ class SendClaimStressTest
      * One round; {@code kind}: 0 and 1 the sender disconnects (abruptly, gracefully), 2 and 3 the
      * receiver does.
      */
-    private static void round(final Fixture f, final EpAttr attr, final int kind, final Lmr out,
-        final Lmr in, final Lmr words, final AtomicLong full) throws Exception
+    private static void round(final Fixture f, final EpAttr attr, final int kind, final int posters,
+        final Lmr out, final Lmr in, final Lmr words, final AtomicLong full) throws Exception
     {
         in.memory().fill((byte) 0);
         final Fixture.Ep[] p = f.connectedPair(attr);
@@ -106,11 +121,11 @@ class SendClaimStressTest
         {
             p[1].ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(in, (long) i * SLOT, SLOT)}, i, 0);
         }
-        final CyclicBarrier start = new CyclicBarrier(POSTERS + 1);
+        final CyclicBarrier start = new CyclicBarrier(posters + 1);
         final AtomicReference<Throwable> failed = new AtomicReference<>();
         final AtomicLong posted = new AtomicLong();
-        final Thread[] threads = new Thread[POSTERS + 1];
-        for (int t = 0; t < POSTERS; t++)
+        final Thread[] threads = new Thread[posters + 1];
+        for (int t = 0; t < posters; t++)
         {
             final int me = t;
             threads[t] = Thread.ofPlatform().daemon().name("poster-" + t).start(() ->
@@ -130,7 +145,7 @@ class SendClaimStressTest
             });
         }
         final int pause = ThreadLocalRandom.current().nextInt(4_000);
-        threads[POSTERS] = Thread.ofPlatform().daemon().name("disconnector").start(() ->
+        threads[posters] = Thread.ofPlatform().daemon().name("disconnector").start(() ->
         {
             try
             {

@@ -52,6 +52,7 @@ class SingleWriterIaTest
         {
             assertTrue(((IaImpl) ia).singleWriter);
             assertTrue(receiveQueueOf(ia).singleWriter(), "the receive queue claims atomically");
+            assertTrue(epOf(ia).requests.singleWriter, "the send queue takes the endpoint lock atomically");
             assertTrue(srqOf(ia).singleWriter(), "the SRQ claims atomically");
         }
         finally
@@ -68,6 +69,7 @@ class SingleWriterIaTest
         {
             assertFalse(((IaImpl) ia).singleWriter);
             assertFalse(receiveQueueOf(ia).singleWriter(), "the receive queue claims without an atomic");
+            assertFalse(epOf(ia).requests.singleWriter, "the send queue takes the endpoint lock without an atomic");
             assertFalse(srqOf(ia).singleWriter(), "the SRQ claims without an atomic");
         }
         finally
@@ -78,9 +80,14 @@ class SingleWriterIaTest
 
     private static RecvQueue receiveQueueOf(final InterfaceAdapter ia)
     {
+        return epOf(ia).recvs;
+    }
+
+    private static EpImpl epOf(final InterfaceAdapter ia)
+    {
         final var pz = ia.pzCreate();
         final var evd = ia.evdCreate(4, null, EvdFlags.DTO_FLAG);
-        return ((EpImpl) ia.epCreate(pz, evd, evd, null, new EpAttr())).recvs;
+        return (EpImpl) ia.epCreate(pz, evd, evd, null, new EpAttr());
     }
 
     private static SrqImpl srqOf(final InterfaceAdapter ia)

@@ -1,0 +1,124 @@
+package io.jdat.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The endpoint lock excludes: threads taking it with its compare-and-set (the engine's threads, a
+ * threadsafe IA's posters, some with the send claim) and a single-writer IA's one consumer taking
+ * it with a store and a load ({@link EpLock#lockAsConsumer}), each also reentrantly. Every holder
+ * counts itself in and out, and adds one to a plain counter in two steps with a pause between
+ * them: a second holder at the same time is counted, or loses an increment.
+ */
+class EpLockTest
+{
+    private static final int ROUNDS = 200_000;
+
+    private final EpLock lock = new EpLock();
+    private final AtomicInteger inside = new AtomicInteger();
+    private long counter;
+
+    @Test
+    void theConsumersStoreAndTheEnginesCompareAndSetExcludeEachOther() throws Exception
+    {
+        final CyclicBarrier start = new CyclicBarrier(3);
+        final AtomicReference<Throwable> failed = new AtomicReference<>();
+        final Thread consumer = Thread.ofPlatform().daemon().start(() -> run(start, failed, () ->
+        {
+            final boolean placing = lock.lockAsConsumer();
+            try
+            {
+                assertTrue(placing && lock.placing(), "the consumer holds the send claim");
+                add();
+                // a nested take, as a post that ends a connection would
+                lock.lock();
+                try
+                {
+                    add();
+                }
+                finally
+                {
+                    lock.unlock();
+                }
+                lock.donePlacing();
+                assertFalse(lock.placing());
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }));
+        final Thread[] engine = new Thread[2];
+        for (int t = 0; t < engine.length; t++)
+        {
+            final boolean poster = t == 0;
+            engine[t] = Thread.ofPlatform().daemon().start(() -> run(start, failed, () ->
+            {
+                if (poster)
+                {
+                    assertTrue(lock.lockToPlace(), "a threadsafe poster holds the send claim");
+                }
+                else
+                {
+                    lock.lock();
+                }
+                try
+                {
+                    add();
+                    add();
+                }
+                finally
+                {
+                    lock.unlock();
+                }
+            }));
+        }
+        // two holders at once can also leave the lock taken for good: the others then never finish
+        consumer.join(TimeUnit.SECONDS.toMillis(30));
+        for (final Thread t : engine)
+        {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        if (failed.get() != null)
+        {
+            throw new AssertionError(failed.get());
+        }
+        assertFalse(consumer.isAlive() || engine[0].isAlive() || engine[1].isAlive(), "a thread never got the lock");
+        assertEquals(6L * ROUNDS, counter, "increments were lost: two threads held the lock at once");
+        assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
+    }
+
+    /** Adds one to the counter in two steps, so that two holders at once lose one. */
+    private void add()
+    {
+        final int n = inside.incrementAndGet();
+        final long c = counter;
+        Thread.onSpinWait();
+        counter = c + 1;
+        inside.decrementAndGet();
+        assertEquals(1, n, "two threads held the lock at once");
+    }
+
+    private static void run(final CyclicBarrier start, final AtomicReference<Throwable> failed, final Runnable step)
+    {
+        try
+        {
+            start.await();
+            for (int i = 0; i < ROUNDS && failed.get() == null; i++)
+            {
+                step.run();
+            }
+        }
+        catch (final Throwable e)
+        {
+            failed.compareAndSet(null, e);
+        }
+    }
+}
