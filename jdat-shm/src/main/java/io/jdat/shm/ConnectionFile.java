@@ -40,9 +40,10 @@ final class ConnectionFile
     /**
      * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()});
      * 3: the ring's cut has a cache line of its own; 4: a record's header is as long as its type
-     * needs ({@link Frame#headerLength}).
+     * needs ({@link Frame#headerLength}); 5: type and flags share one int, a Send's header is 16
+     * bytes, records start on {@link SpscRing#ALIGN} boundaries.
      */
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;

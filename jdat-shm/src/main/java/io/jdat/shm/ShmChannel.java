@@ -544,7 +544,8 @@ final class ShmChannel implements Channel, Work
             final long toEnd = rx.toEnd();
             // each field is read once: the peer may change the bytes under us
             final int length = rxData.get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
-            final int type = rxData.get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+            final int word = rxData.get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+            final int type = Frame.type(word);
             if (type == Frame.PAD)
             {
                 if (length != toEnd || toEnd > avail)
@@ -555,7 +556,7 @@ final class ShmChannel implements Channel, Work
                 avail -= toEnd;
                 continue;
             }
-            final int flags = rxData.get(ValueLayout.JAVA_INT, at + Frame.FLAGS);
+            final int flags = Frame.flags(word);
             final int header = Frame.headerLength(type, flags);
             if (length < header || length > toEnd || SpscRing.aligned(length) > avail)
             {

@@ -19,10 +19,10 @@ import java.lang.foreign.ValueLayout;
  *                       cut on the head's line would cross between the cores for every claim)
 
  *   data (capacity bytes, a power of two)
- *     a record starts at (position &amp; (capacity - 1)), 8-byte aligned, and never wraps: a record
+ *     a record starts at (position &amp; (capacity - 1)), ALIGN-byte aligned, and never wraps: a record
  *     that would cross the end is preceded by a PAD record that fills the rest of the ring
  *     +--------+--------+------------------------------------------------+
- *     | length | type   | the rest of the record (see Frame)             |  length rounded up to 8
+ *     | length | type   | the rest of the record (see Frame)             |  length rounded up to ALIGN
  *     +--------+--------+------------------------------------------------+
  * </pre>
  * Publication (a Lamport queue): the producer writes a record with plain stores, then stores
@@ -40,7 +40,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
- * ({@code 0 <= tail - head <= capacity}, multiple of 8, the head never moving back) and a bad one
+ * ({@code 0 <= tail - head <= capacity}, multiple of {@link #ALIGN}, the head never moving back) and a bad one
  * throws {@link Corrupt}.
  *
  * <p>Why not Agrona's {@code OneToOneRingBuffer}: Agrona 2.x reaches {@code jdk.internal.misc.Unsafe}
@@ -58,7 +58,11 @@ final class SpscRing
     /** The bit of {@link #CUT} that says the producer withdrew what was not claimed. */
     static final long WITHDRAWN = Long.MIN_VALUE;
     static final long CONTROL_SIZE = 256;
-    static final int ALIGN = 8;
+    /**
+     * Records start on 16-byte boundaries: a 64-byte Send's record (16 bytes of header, 80 in all)
+     * then spans two cache lines wherever it starts, where 8 would let one in four span three.
+     */
+    static final int ALIGN = 16;
 
     private final MemorySegment control;
     private final MemorySegment data;

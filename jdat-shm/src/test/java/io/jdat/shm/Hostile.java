@@ -91,7 +91,7 @@ final class Hostile implements AutoCloseable
         Frame.header(d, at, header + payload.length, type, flags);
         d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
         d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
-        if (header >= Frame.TO + 8)
+        if (header >= Frame.STAG + 4)
         {
             d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
             d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
@@ -112,7 +112,7 @@ final class Hostile implements AutoCloseable
             }
             pause();
         }
-        return rx.data().get(ValueLayout.JAVA_INT, rx.readIndex() + Frame.TYPE);
+        return Frame.typeAt(rx.data(), rx.readIndex());
     }
 
     /** Waits a little between looks at the shared file; an interrupt does not end it. */

@@ -204,7 +204,7 @@ class ShmHostilePeerTest
         {
             final MemorySegment d = h.tx.data();
             d.set(ValueLayout.JAVA_INT, Frame.LENGTH, 0x7FFF_FFF8);
-            d.set(ValueLayout.JAVA_INT, Frame.TYPE, RdmapOpcode.RDMA_WRITE);
+            d.set(ValueLayout.JAVA_INT, Frame.TYPE, Frame.typeWord(RdmapOpcode.RDMA_WRITE, 0));
             d.set(ValueLayout.JAVA_INT, Frame.STAG, lmr.rmrContext());
             d.set(ValueLayout.JAVA_LONG, Frame.TO, base());
             Shared.setLongRelease(h.tx.control(), SpscRing.TAIL, 64);

@@ -97,7 +97,7 @@ class ShmProtocolAbuseTest
                 continue;
             }
             final long at = h.rx.readIndex();
-            final int type = h.rx.data().get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+            final int type = Frame.typeAt(h.rx.data(), at);
             final int size = SpscRing.aligned(h.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH));
             if (type == RdmapOpcode.TERMINATE)
             {

@@ -156,7 +156,7 @@ class ShmRingFuzzTest
         seeds.add(arguments(new byte[] {OPT_FORGE, 0, 72 - 56, 4, 0x40, 0, 0, 0}));
         // raw ring bytes: one Send record, tail after it
         final ByteBuffer ring = ByteBuffer.allocate(64).order(ByteOrder.nativeOrder());
-        ring.putInt(Frame.LENGTH, 64).putInt(Frame.TYPE, RdmapOpcode.SEND).putInt(Frame.FLAGS, Frame.FLAG_LAST)
+        ring.putInt(Frame.LENGTH, 64).putInt(Frame.TYPE, Frame.typeWord(RdmapOpcode.SEND, Frame.FLAG_LAST))
             .putInt(Frame.MSN, 1);
         seeds.add(arguments(concat(new byte[] {OPT_RAW, 0, 64}, ring.array())));
         return seeds.stream();
@@ -435,7 +435,7 @@ class ShmRingFuzzTest
             Frame.header(d, at, header + n + delta, type, flags);
             d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
             d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
-            if (header >= Frame.TO + 8)
+            if (header >= Frame.STAG + 4)
             {
                 d.set(ValueLayout.JAVA_INT, at + Frame.STAG, stag);
                 d.set(ValueLayout.JAVA_LONG, at + Frame.TO, to);
@@ -494,7 +494,7 @@ class ShmRingFuzzTest
         {
             final long at = pos & mask;
             final int length = d.get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
-            final int type = d.get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+            final int type = Frame.typeAt(d, at);
             assertTrue(length >= 8 && length <= h.rx.capacity() - at, "the victim's record of " + length + " bytes");
             if (type == RdmapOpcode.TERMINATE)
             {

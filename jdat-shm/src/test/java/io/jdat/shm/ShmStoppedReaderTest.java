@@ -110,7 +110,7 @@ class ShmStoppedReaderTest
                 }
                 final long at = peer.rx.readIndex();
                 final int length = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
-                final int type = peer.rx.data().get(ValueLayout.JAVA_INT, at + Frame.TYPE);
+                final int type = Frame.typeAt(peer.rx.data(), at);
                 assertEquals(i % 2 == 0 ? RdmapOpcode.SEND : RdmapOpcode.RDMA_WRITE, type, "record " + i);
                 assertTrue(peer.rx.beginDelivery(SpscRing.aligned(length)));
                 peer.rx.consume(SpscRing.aligned(length));

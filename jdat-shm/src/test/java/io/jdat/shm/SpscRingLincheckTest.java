@@ -39,9 +39,12 @@ import org.junit.jupiter.api.Timeout;
 public class SpscRingLincheckTest
 {
     static final int CAPACITY = 256;
-    /** Where both positions start: two laps and 40 bytes before the end, so a record soon wraps. */
-    static final long START = 3 * CAPACITY - 40;
-    /** The records it takes to move the ring to {@link #START}: eleven of 64 bytes, one of 24. */
+    /**
+     * Where both positions start: two laps and 48 bytes before the end (a multiple of
+     * {@link SpscRing#ALIGN}), so a record soon wraps.
+     */
+    static final long START = 3 * CAPACITY - 48;
+    /** The records it takes to move the ring to {@link #START}: eleven of 64 bytes, one of 16. */
     static final long PRELUDE = 12;
     static final int DATA = 0x7;
     static final int RECORD_HEADER = 16;
@@ -62,7 +65,7 @@ public class SpscRingLincheckTest
         final MemorySegment data = MemorySegment.ofArray(new long[CAPACITY / 8]);
         producer = new SpscRing(control, data);
         consumer = new SpscRing(control, data);
-        // move both sides to START with records of 64 bytes (none wraps), then one of 24
+        // move both sides to START with records of 64 bytes (none wraps), then one of 16
         while (producer.position() < START)
         {
             final long left = START - producer.position();
@@ -179,7 +182,7 @@ public class SpscRingLincheckTest
 
         public long produce(final int words)
         {
-            final long size = RECORD_HEADER + 8L * words;
+            final long size = SpscRing.aligned(RECORD_HEADER + 8 * words);
             final long toEnd = CAPACITY - (tail & (CAPACITY - 1));
             final long need = size <= toEnd ? size : toEnd + size;
             if (tail + need - head > CAPACITY)
