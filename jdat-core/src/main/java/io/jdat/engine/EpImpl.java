@@ -48,7 +48,7 @@ final class EpImpl extends EngineObject implements Endpoint
     static final int ALL_QOS = Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY | Qos.ECONOMY | Qos.PREMIUM;
 
 
-    final EpLock lock = new EpLock();
+    final EpLock lock = new EpLock(ia.singleWriter);
     volatile EpState state = EpState.UNCONNECTED;
     final EpAttr attr;
     /** Whether the consumer chose the RDMA Read limits (else the provider may adjust them at setup). */

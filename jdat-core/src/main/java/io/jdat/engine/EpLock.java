@@ -54,12 +54,23 @@ final class EpLock
 
     /** The owner's thread id, with {@link #PLACING} while it places; 0 when free. */
     private volatile long word;
+    /**
+     * The endpoint is of a single-writer IA: {@link #lockAsConsumer} may be used, and the
+     * compare-and-set takers look at {@link #consumer}. Otherwise they never load it.
+     */
+    private final boolean singleWriter;
     /** A single-writer IA's consumer's id, with {@link #PLACING}, while it holds the lock through it; else 0. */
     private volatile long consumer;
     /** How often the owner holds it (read and written by the owner only). */
     private int holds;
     /** Whether the owner holds it through {@link #consumer} (owner only). */
     private boolean viaConsumer;
+
+    /** A free lock; {@code singleWriter}: its endpoint's IA has one consumer thread ({@link IaImpl#singleWriter}). */
+    EpLock(final boolean singleWriter)
+    {
+        this.singleWriter = singleWriter;
+    }
 
     void lock()
     {
@@ -82,6 +93,10 @@ final class EpLock
      */
     boolean lockAsConsumer()
     {
+        if (!singleWriter)
+        {
+            return acquire(PLACING);
+        }
         final long me = Thread.currentThread().threadId();
         if (((consumer | word) & ~PLACING) == me)
         {
@@ -130,8 +145,12 @@ final class EpLock
     boolean placingByOther(final long self)
     {
         final long w = word;
-        final long c = consumer;
-        return (w & PLACING) != 0 && (w & ~PLACING) != self || (c & PLACING) != 0 && (c & ~PLACING) != self;
+        if ((w & PLACING) != 0 && (w & ~PLACING) != self)
+        {
+            return true;
+        }
+        final long c = singleWriter ? consumer : 0;
+        return (c & PLACING) != 0 && (c & ~PLACING) != self;
     }
 
     void unlock()
@@ -153,7 +172,7 @@ final class EpLock
     private boolean acquire(final long mark)
     {
         final long me = Thread.currentThread().threadId();
-        if ((consumer & ~PLACING) == me)
+        if (singleWriter && (consumer & ~PLACING) == me)
         {
             // held through the consumer's word: taking the other one too would wait for itself
             holds++;
@@ -202,6 +221,10 @@ final class EpLock
      */
     private void awaitConsumer()
     {
+        if (!singleWriter)
+        {
+            return;
+        }
         int spins = 0;
         while (consumer != 0)
         {

@@ -21,7 +21,7 @@ class EpLockTest
 {
     private static final int ROUNDS = 200_000;
 
-    private final EpLock lock = new EpLock();
+    private final EpLock lock = new EpLock(true);
     private final AtomicInteger inside = new AtomicInteger();
     private long counter;
 
