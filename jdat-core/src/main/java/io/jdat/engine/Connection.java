@@ -30,7 +30,7 @@ import java.util.concurrent.ScheduledFuture;
  * the connection go to the endpoint's {@link EpStateMachine}. An endpoint that is reset and
  * reconnected gets a new connection; callbacks for an old one are ignored.
  */
-final class Connection implements ConnectHandler, AcceptHandler
+final class Connection extends ConnectionWords implements ConnectHandler, AcceptHandler
 {
     final EpImpl ep;
     final boolean active;
@@ -48,11 +48,7 @@ final class Connection implements ConnectHandler, AcceptHandler
     /** Negotiated RDMA Read limits: reads served at once, reads outstanding at once. */
     int ird;
     int ord;
-    /** Outbound sequence numbers: Send (queue 0) and Read Request (queue 1). */
-    int sendMsn = 1;
-    int readMsn = 1;
-    /** Inbound: the next MSN expected on each queue. */
-    int expectedSendMsn = 1;
+    /** Inbound: the next Read Request MSN expected (Sends: {@link ConnectionWords}, as the outbound MSNs). */
     int expectedReadMsn = 1;
 
     final ArrayDeque<ReadOp> freeReads = new ArrayDeque<>();
@@ -60,9 +56,6 @@ final class Connection implements ConnectHandler, AcceptHandler
     final ArrayDeque<ReadResponse> freeResponses = new ArrayDeque<>();
     int inboundReads;
 
-    /** The receive in progress: its buffer, its bytes so far. */
-    RecvBuffer current;
-    long received;
     /**
      * Taken by a Send placed without the endpoint's lock ({@link #placeSend}) from
      * {@link #onSend}, so that {@link #close} waits for it. A Send placed through
