@@ -418,7 +418,8 @@ class TcpReceiveFuzzTest
                 socket.shutdownOutput();
             }
             final EventNumber expected;
-            if (r.status() == Mpa.Status.FRAME)
+            // bytes behind a whole Reply are the responder's first FPDUs: the connection reads them
+            if (r.status() == Mpa.Status.FRAME || r.status() == Mpa.Status.EXTRA_DATA)
             {
                 final Mpa.Frame f = r.frame();
                 final Mpa.IrdOrd word = f.irdOrd();
