@@ -62,6 +62,8 @@ final class InlineProgress
     private int unstamped = STAMP_EVERY;
     /** The established connections, copied on change. Under the progress lock. */
     private TcpChannel[] channels = NO_CHANNELS;
+    /** Where the next direct poll starts: after the connection that last had something. Under the progress lock. */
+    private int nextDirect;
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under the progress lock. */
     private boolean inPollSelect;
     private boolean releaseDeferred;
@@ -276,8 +278,17 @@ final class InlineProgress
             int n = 0;
             if (these.length <= DIRECT_POLL_MAX)
             {
-                for (final TcpChannel c : these)
+                // the first connection with something ends the poll, so that its completion
+                // reaches the consumer without waiting for reads of the others that find nothing;
+                // they come first in the next poll
+                int at = nextDirect;
+                for (int i = 0; i < these.length && n == 0; i++)
                 {
+                    if (at >= these.length)
+                    {
+                        at = 0;
+                    }
+                    final TcpChannel c = these[at++];
                     try
                     {
                         n += c.pollDirect();
@@ -288,6 +299,7 @@ final class InlineProgress
                         c.failed();
                     }
                 }
+                nextDirect = at;
             }
             else
             {
