@@ -20,8 +20,14 @@ import java.util.function.Consumer;
  */
 final class InlineProgress
 {
-    /** Consumers that polled within this long are reading the connections; the I/O thread stays out. */
-    static final long QUIET_NANOS = 1_000_000;
+    /**
+     * Consumers that polled within this long are reading the connections; the I/O thread stays
+     * out, and looks again this often. A poller that parks says so at once
+     * ({@link #pollingStopped}); this bound only covers one that just stops calling, and a poller
+     * descheduled for a few milliseconds on a busy machine.
+     */
+    static final long QUIET_MILLIS = 10;
+    static final long QUIET_NANOS = QUIET_MILLIS * 1_000_000;
     /**
      * Up to this many connections, a polling consumer reads each of them directly (a read that
      * finds nothing costs what a selectNow does, and one that finds bytes saves the selectNow);

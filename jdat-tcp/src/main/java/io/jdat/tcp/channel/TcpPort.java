@@ -197,7 +197,7 @@ final class TcpPort extends ThreadedPort
                 }
                 if (!hasWork())
                 {
-                    selector.select(this::selectedLocked, pollers ? 1 : TICK_MILLIS);
+                    selector.select(this::selectedLocked, pollers ? InlineProgress.QUIET_MILLIS : TICK_MILLIS);
                 }
                 else
                 {

@@ -121,7 +121,7 @@ class InlineProgressTest
     void aPollerThatJustGoesAwayLeavesNothingUnread() throws Exception
     {
         pollUntilQuiet();
-        // no pollingStopped(): the I/O thread notices within its quiet bound (1 ms)
+        // no pollingStopped(): the I/O thread notices within its quiet bound (10 ms)
         clientChannel.post(send(0, new byte[] {7}));
         clientChannel.flush();
         final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
