@@ -462,6 +462,17 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(DatArg.EVD_WAIT_EVENT, "event is null");
         }
+        if (waitable && waiting.thread == null && !overflowed && (threshold == 1 || !consumerControlled()))
+        {
+            // an event already queued: taken without the lock, as dat_evd_dequeue takes it
+            final EventRing r = ring;
+            final long taken = r.take(event, this, threshold, true);
+            if (taken >= 0)
+            {
+                setNmore(nmore, r.countFrom(taken + 1));
+                return DatStatus.SUCCESS;
+            }
+        }
         boolean popped = false;
         Locks.lock(lock);
         try
@@ -486,7 +497,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
             // the count (tail, the producers' line) only for a wait that returns at once
-            final long taken = timeoutMicros == 0 ? takeOrCount(event, threshold)
+            final long taken = timeoutMicros == 0 ? ring.takeOrCount(event, this, threshold)
                 : ring.take(event, this, threshold, true);
             if (taken >= 0)
             {
@@ -594,7 +605,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 final long taken = r.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
-                    waiting.thread = null;
+                    waiting.leave();
                     setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
@@ -632,7 +643,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
-                    final long left = takeOrCount(event, threshold);
+                    final long left = ring.takeOrCount(event, this, threshold);
                     waiting.thread = null;
                     if (left >= 0)
                     {
@@ -652,30 +663,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 lock.unlock();
             }
             return DatStatus.SUCCESS;
-        }
-    }
-
-    /**
-     * Takes the oldest event if {@code threshold} events and a notification are queued, and
-     * returns its position; else returns {@code -(count + 1)} with the count of queued events at
-     * a moment when the threshold was not met. Producers run beside this (they take no lock):
-     * events published between a failed take and the count make it try again, so a waiter never
-     * reports a timeout with a count that met its threshold.
-     */
-    private long takeOrCount(final DatEvent event, final int threshold)
-    {
-        while (true)
-        {
-            final long taken = ring.take(event, this, threshold, true);
-            if (taken >= 0)
-            {
-                return taken;
-            }
-            final int n = ring.count();
-            if (n < threshold || ring.notifications() == 0)
-            {
-                return -(n + 1L);
-            }
         }
     }
 

@@ -1,5 +1,8 @@
 package io.jdat.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * What an EVD's consumer writes on every {@code dat_evd_wait}: the waiting thread, its threshold,
  * and the abort a destroy sets. Producers read the EVD's other fields (its ring, its CNO, whether
@@ -10,6 +13,31 @@ package io.jdat.engine;
  */
 final class EvdWaiter extends EvdWaiterWords
 {
+    private static final VarHandle THREAD;
+
+    static
+    {
+        try
+        {
+            THREAD = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "thread", Thread.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The waiter leaves with its event: a release store, no fence. Nothing it does next waits on
+     * another thread seeing this first (a producer reads the word only after a park, and a
+     * {@code dat_evd_dequeue} or another {@code dat_evd_wait} that still sees it refuses, as it
+     * would have a moment earlier); the take's compare-and-set, or the next wait's lock, orders it.
+     */
+    void leave()
+    {
+        THREAD.setRelease(this, (Thread) null);
+    }
+
     @SuppressWarnings("unused")
     private long q0;
     @SuppressWarnings("unused")

@@ -456,6 +456,30 @@ final class EventRing extends ClaimedRing
     }
 
     /**
+     * Takes the oldest event if {@code threshold} events and a notification are queued, and
+     * returns its position; else returns {@code -(count + 1)} with the count of queued events at
+     * a moment when the threshold was not met. Producers run beside this (they take no lock):
+     * events published between a failed take and the count make it try again, so a waiter never
+     * reports a timeout with a count that met its threshold.
+     */
+    long takeOrCount(final DatEvent event, final EvdImpl evd, final int threshold)
+    {
+        while (true)
+        {
+            final long taken = take(event, evd, threshold, true);
+            if (taken >= 0)
+            {
+                return taken;
+            }
+            final int n = count();
+            if (n < threshold || notifications() == 0)
+            {
+                return -(n + 1L);
+            }
+        }
+    }
+
+    /**
      * Gives the slot of {@code head} {@code h}, whose record the caller has read, back to the
      * producers; false if another consumer took it first. One consumer moves the head by a release
      * store (everything it read of the record comes before), several by a compare-and-set.

@@ -146,6 +146,25 @@ class SeedEvdWaitTest
     }
 
     @Test
+    void evdWaitByASecondWaiterIsInvalidStateEvenWithAnEventQueued()
+    {
+        // an event the second caller could take at once does not let it past the first waiter
+        try (Fixture f = new Fixture())
+        {
+            final EventDispatcher evd = f.evd(4, EvdFlags.SOFTWARE_FLAG);
+            evd.postSe(software(1));
+            // threshold 2 keeps the first waiter blocked with one event queued
+            final Waiter first = new Waiter(evd, 5 * SECOND, 2);
+            assertEquals(DatReturnSubtype.INVALID_STATE_EVD_WAITER, expect(DatReturnType.INVALID_STATE,
+                () -> evd.wait(5 * SECOND, 1, new DatEvent(), new DatCount())).subtype());
+            evd.postSe(software(2));
+            assertEquals(DatStatus.SUCCESS, first.status());
+            assertEquals(1, first.event.software.pointer);
+            assertEquals(1, first.nmore.value);
+        }
+    }
+
+    @Test
     void evdDequeueWhileAWaiterBlocksIsInvalidState()
     {
         try (Fixture f = new Fixture())
