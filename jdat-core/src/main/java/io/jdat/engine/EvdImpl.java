@@ -46,6 +46,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** True for the async EVD {@code dat_ia_open} created: only the IA's close frees it. */
     final boolean implicitAsync;
     private final long spinNanos;
+    /** Looks at the head's record per round of a spinning {@code dat_evd_wait}. */
+    private static final int SPIN_LOOKS = 8;
     /** Allocated after the ring: its words, written on every wait, off the lines producers read. */
     private final ReentrantLock lock;
 
@@ -533,7 +535,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final long start = System.nanoTime();
         final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
         final long spinUntil = start + spinNanos;
-        int spins = 0;
         long nextYield = start + ia.config.evdSpinYieldNanos;
         boolean polling = ia.pollsInline;
         while (true)
@@ -556,8 +557,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                             Thread.yield();
                             nextYield = System.nanoTime() + ia.config.evdSpinYieldNanos;
                         }
-                        Thread.onSpinWait();
-                        spins++;
+                        // the record at the head, several times between the clock and the flags,
+                        // so that the first look after it lands comes soon
+                        for (int i = 0; i < SPIN_LOOKS && !ring.looksReady(threshold); i++)
+                        {
+                            Thread.onSpinWait();
+                        }
                         continue;
                     }
                     waiterParked = true;
