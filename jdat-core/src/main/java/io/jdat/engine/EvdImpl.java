@@ -32,8 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * reported, and exclusive ownership by a blocked waiter. Producers claim a record with one
  * compare-and-set and take the EVD's lock only when it is full, being resized or destroyed;
  * {@code dat_evd_dequeue} takes no lock, nor does a wait whose events are queued; one that must
- * wait takes it once, to register, and leaves with its event without it. A waiter announces that it parks before it looks a last time, and a producer looks for a
- * parked waiter after it published, so no wake-up is lost.
+ * wait takes it once, to register, and leaves with its event without it. A waiter announces
+ * that it parks before it looks a last time, and a producer looks for a parked waiter after it
+ * published, so no wake-up is lost.
  *
  * <p>Notification: an event "notifies" if it may wake a waiter or trigger the CNO. Connection,
  * CR, async and software events always do; a DTO completion does unless its stream is
