@@ -291,7 +291,9 @@ public final class FpduDecoder
      * bytes from the socket straight into memory. Call after {@link #decode} returned
      * {@link Status#NEED_MORE} with {@code src} as it left it. If the incomplete FPDU at the
      * position is an RDMA Write, Read Response or Send whose header is all there and passes every
-     * check {@code decode} makes, with at least {@code minRest} payload bytes still to come, and
+     * check {@code decode} makes, with at least {@code minRest} payload bytes still to come or
+     * already in {@code src} (which would otherwise wait there for the rest, moved to the front of
+     * the buffer, and be copied again once it came), and
      * the handler ({@link ChannelHandler#writeTarget}, {@link ChannelHandler#readResponseTarget},
      * {@link ChannelHandler#sendTarget}) gives a target for its whole payload: copies the payload
      * bytes already in {@code src} there, moves the position to the limit, advances
@@ -341,7 +343,8 @@ public final class FpduDecoder
         final int ulpduLength = Fpdu.ulpduLength(src, fpdu);
         final int payloadLength = ulpduLength - headerLength;
         final int present = available - headerEnd;
-        if (payloadLength - present < minRest || check(src, fpdu, ulpduLength, false) != null)
+        final int rest = payloadLength - present;
+        if (rest <= 0 || (rest < minRest && present < minRest) || check(src, fpdu, ulpduLength, false) != null)
         {
             return 0;
         }
@@ -392,7 +395,7 @@ public final class FpduDecoder
             placedLength = payloadLength;
         }
         skip = Fpdu.padLength(ulpduLength) + Fpdu.CRC_LENGTH;
-        return payloadLength - present;
+        return rest;
     }
 
     /** Every check of one FPDU (the CRC only if {@code withCrc}: the FPDU is complete); null if it may be delivered. */

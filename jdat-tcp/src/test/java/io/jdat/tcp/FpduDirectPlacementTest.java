@@ -98,6 +98,60 @@ class FpduDirectPlacementTest
     }
 
     @Test
+    void aWriteMostlyInTheBufferIsPlacedTooAndItsCrcStillChecked()
+    {
+        for (final boolean crc : new boolean[] {false, true})
+        {
+            final byte[] payload = new byte[SIZE];
+            new Random(4).nextBytes(payload);
+            final byte[] wire = stream(crc, payload, 65536);
+            final Placing p = new Placing();
+            final FpduDecoder decoder = new FpduDecoder(crc);
+            final ByteBuffer rx = ByteBuffer.allocateDirect(1 << 17);
+            // all but the last 100 payload bytes are here: less to come than asked for, but more
+            // already in the buffer, which would otherwise wait there for the rest
+            final int first = 2 + 14 + SIZE - 100;
+            rx.put(wire, 0, first).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()));
+            final TaggedTarget target = new TaggedTarget();
+            final int rest = decoder.placeDirect(rx, p.handler(), target, 4096);
+            assertEquals(100, rest, "crc " + crc);
+            assertEquals(100 + SIZE - 100, target.offset);
+            assertEquals(0, rx.remaining());
+            final ByteBuffer view = p.memory.asByteBuffer();
+            view.position((int) target.offset);
+            view.put(wire, first, rest);
+            decoder.placed(view, (int) target.offset);
+            rx.clear();
+            rx.put(wire, first + rest, wire.length - first - rest).flip();
+            assertEquals(FpduDecoder.Status.NEED_MORE, decoder.decode(rx, p.handler()), "crc " + crc);
+            assertArrayEquals(payload, p.memory.asSlice(100, SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            assertEquals(1, p.recorder.events.size(), "only the Send was delivered");
+            if (crc)
+            {
+                // a bit flipped in the part that was in the buffer is still a CRC error
+                final byte[] bad = wire.clone();
+                bad[2 + 14 + 10] ^= 1;
+                final FpduDecoder again = new FpduDecoder(true);
+                final Placing q = new Placing();
+                rx.clear();
+                rx.put(bad, 0, first).flip();
+                assertEquals(FpduDecoder.Status.NEED_MORE, again.decode(rx, q.handler()));
+                final int r = again.placeDirect(rx, q.handler(), target, 4096);
+                assertEquals(100, r);
+                final ByteBuffer v = q.memory.asByteBuffer();
+                v.position((int) target.offset);
+                v.put(bad, first, r);
+                again.placed(v, (int) target.offset);
+                rx.clear();
+                rx.put(bad, first + r, bad.length - first - r).flip();
+                assertEquals(FpduDecoder.Status.PROTOCOL_ERROR, again.decode(rx, q.handler()));
+                assertEquals(0, q.recorder.events.size());
+            }
+        }
+    }
+
+    @Test
     void aReadResponseSegmentIsPlacedAndCompletedOnceItsPayloadIsIn()
     {
         final byte[] payload = new byte[SIZE];

@@ -27,8 +27,9 @@ import java.nio.channels.SocketChannel;
 final class DirectReader
 {
     /**
-     * Tagged payload goes straight from the socket into its memory when at least this
-     * much of it is still to come (below, one more read costs more than the copy it saves).
+     * Payload goes straight from the socket into its memory when at least this much of it is
+     * still to come, or already in the receive buffer (below, one more read costs more than the
+     * copies it saves: the rest through the buffer, the part there moved to its front).
      */
     private static final int DIRECT_MIN = 8192;
     /** What is read after a directly placed payload: its pad and CRC, and the next FPDU's header (up to a Send's). */

@@ -39,8 +39,9 @@
  * are checked (CRC, length, versions, opcode, queue number) and handed to the engine, which checks
  * MSN, STag, PZ, rights and bounds before it places a byte; any violation is answered with a
  * Terminate carrying the RFC's layer, type and code, and the connection breaks on both sides with
- * nothing placed. The payload of a large RDMA Write, Read Response or Send segment is read from
- * the socket straight into its memory ({@code DirectReader}) once its header arrived, passed the
+ * nothing placed. The payload of a large RDMA Write, Read Response or Send segment (8 KiB or more
+ * of it still to come, or already read) is read from the socket straight into its memory
+ * ({@code DirectReader}) once its header arrived, passed the
  * decoder's checks and the engine's ({@code writeTarget}, {@code readResponseTarget},
  * {@code sendTarget}: for a Send, the receive buffer at the head of the receive queue, when the
  * segment fits it and lands in one of its LMR segments; SRQ endpoints' Sends are copied). With
