@@ -69,7 +69,8 @@
  * parking would cost two (the I/O thread's, then the waiter's). Only one waiter at a time blocks
  * there; others park. While consumers poll or a waiter blocks there, the I/O thread stops
  * watching connections for reading or writing (it would only wake to find the bytes gone, or
- * contend with the consumer that carries a blocked send on) and looks back every millisecond.
+ * contend with the consumer that carries a blocked send on) and looks back every 10 ms (a
+ * poller that parks tells it at once).
  * One thread per IA was chosen over a thread per connection: the engine's placement is a copy
  * per segment, far cheaper than the socket calls around it, and the thread count does not grow
  * with the number of endpoints. The figures are in {@code docs/perf.md}.
