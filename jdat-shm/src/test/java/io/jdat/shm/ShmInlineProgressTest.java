@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ShmInlineProgressTest
 {
-    private static final int ROUND_TRIPS = 1_000;
+    private static final int ROUND_TRIPS = 10_000;
     /**
      * Round trips before the count starts: until the threads run and the I/O thread has seen the
      * first polls, it spins as configured, for as long as starting threads takes on a busy machine.
