@@ -146,7 +146,12 @@ final class TcpListener extends Io implements Listener
             {
                 return;
             }
-            port.accepted(s, this);
+            if (port.accepted(s, this))
+            {
+                // a displaced connection's descriptor waits for the next selection: accepting on
+                // would hold one more per accept than max_half_open allows
+                return;
+            }
         }
     }
 

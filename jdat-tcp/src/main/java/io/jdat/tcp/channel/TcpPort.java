@@ -564,15 +564,17 @@ final class TcpPort extends ThreadedPort
     /**
      * A listener accepted a TCP connection: it becomes a request once its MPA Request arrived. If
      * {@code max_half_open} connections wait for theirs already, the one that waited longest is
-     * closed. I/O thread.
+     * closed; its descriptor is freed only when the selector next runs (it is registered), so the
+     * listener accepts no more before that. Returns whether one was closed. I/O thread.
      */
-    void accepted(final SocketChannel s, final TcpListener l)
+    boolean accepted(final SocketChannel s, final TcpListener l)
     {
+        TcpRequest oldest = null;
         try
         {
             Sockets.configure(s, transport.livenessMillis);
             final TcpRequest r = new TcpRequest(this, s, l, System.nanoTime() + transport.mpaTimeoutNanos);
-            final TcpRequest oldest = halfOpen.add(r);
+            oldest = halfOpen.add(r);
             if (oldest != null)
             {
                 oldest.startupFailed();
@@ -584,6 +586,7 @@ final class TcpPort extends ThreadedPort
         {
             Sockets.reset(s);
         }
+        return oldest != null;
     }
 
     /** A request's MPA Request arrived, or it ended: it no longer counts as half open. */
