@@ -559,8 +559,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                             nextYield = System.nanoTime() + ia.config.evdSpinYieldNanos;
                         }
                         // the record at the head, several times between the clock and the flags,
-                        // so that the first look after it lands comes soon
-                        for (int i = 0; i < SPIN_LOOKS && !ring.looksReady(threshold); i++)
+                        // so that the first look after it lands comes soon; a consumer that moves
+                        // the transport itself looks once, since only its next poll brings one
+                        final int looks = ia.pollsInline ? 1 : SPIN_LOOKS;
+                        for (int i = 0; i < looks && !ring.looksReady(threshold); i++)
                         {
                             Thread.onSpinWait();
                         }
