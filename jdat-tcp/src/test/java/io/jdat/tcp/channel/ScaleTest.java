@@ -25,6 +25,8 @@ import io.jdat.Qos;
 import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
 import io.jdat.IaAddress;
+import io.jdat.IaAttr;
+import io.jdat.NamedAttr;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -62,7 +64,9 @@ class ScaleTest
         final long needed = EPS + 1_000;
         assumeTrue(openFileLimit() >= needed, "the open-file limit is below " + needed + ": SKIPPING the scale test");
         final long threadsBefore = jdatThreads();
-        try (TcpNode server = TcpNode.open())
+        // a listen backlog that holds a whole wave: with the default 128 the kernel drops a wave's
+        // handshakes by the thousand and the peers' retransmit back-off, not jdat, sets the pace
+        try (TcpNode server = TcpNode.open("backlog=" + 2 * WAVE))
         {
             final EventDispatcher crEvd = server.evd(EPS + 16, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = server.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
@@ -89,7 +93,7 @@ class ScaleTest
                 final long connectStart = System.nanoTime();
                 for (int k = 0; k < EPS; k++)
                 {
-                    final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, peerOut);
+                    final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, peerOut, server);
                     final CrParam param = new CrParam();
                     cr.crArrival.crHandle.query(CrParam.FIELD_ALL, param);
                     final int i = ByteBuffer.wrap(param.privateData).getInt();
@@ -100,7 +104,7 @@ class ScaleTest
                 }
                 for (int k = 0; k < EPS; k++)
                 {
-                    next(serverConn, EventNumber.CONNECTION_EVENT_ESTABLISHED, peerOut);
+                    next(serverConn, EventNumber.CONNECTION_EVENT_ESTABLISHED, peerOut, server);
                 }
                 final double connectSeconds = (System.nanoTime() - connectStart) / 1e9;
 
@@ -109,7 +113,7 @@ class ScaleTest
                 final boolean[] seen = new boolean[EPS];
                 for (int k = 0; k < EPS; k++)
                 {
-                    final DatEvent got = next(serverRecv, EventNumber.DTO_COMPLETION_EVENT, peerOut);
+                    final DatEvent got = next(serverRecv, EventNumber.DTO_COMPLETION_EVENT, peerOut, server);
                     assertEquals(DtoStatus.SUCCESS, got.dto.status, got.toString());
                     assertEquals(SLOT, got.dto.transferredLength, got.toString());
                     final long slot = got.dto.userCookie;
@@ -127,7 +131,7 @@ class ScaleTest
                 }
                 for (int k = 0; k < EPS; k++)
                 {
-                    next(serverConn, EventNumber.CONNECTION_EVENT_DISCONNECTED, peerOut);
+                    next(serverConn, EventNumber.CONNECTION_EVENT_DISCONNECTED, peerOut, server);
                 }
                 for (final Endpoint ep : servers)
                 {
@@ -241,12 +245,42 @@ class ScaleTest
 
     private static DatEvent next(final EventDispatcher evd, final EventNumber expected, final StringBuilder peerOut)
     {
+        return next(evd, expected, peerOut, null);
+    }
+
+    /** The next event, which must be {@code expected}; a failure says what the server's IA counted. */
+    private static DatEvent next(final EventDispatcher evd, final EventNumber expected, final StringBuilder peerOut,
+        final TcpNode server)
+    {
         final DatEvent ev = new DatEvent();
         final DatStatus s = evd.wait(30 * SECOND, 1, ev, new DatCount());
-        assertEquals(DatStatus.SUCCESS, s, () -> "no " + expected + " within 30 s" + (peerOut == null ? ""
-            : "; the peer said:\n" + peerOut));
-        assertTrue(ev.is(expected), () -> "expected " + expected + ", got " + ev);
+        assertEquals(DatStatus.SUCCESS, s, () -> "no " + expected + " within 30 s" + counts(server)
+            + (peerOut == null ? "" : "; the peer said:\n" + peerOut));
+        assertTrue(ev.is(expected), () -> "expected " + expected + ", got " + ev + counts(server));
         return ev;
+    }
+
+    /** The server IA's refusal counts: requests refused, half-open connections timed out or displaced. */
+    private static String counts(final TcpNode server)
+    {
+        if (server == null)
+        {
+            return "";
+        }
+        final StringBuilder b = new StringBuilder("; the server counted");
+        final IaAttr a = server.query();
+        for (final NamedAttr v : a.vendorAttr)
+        {
+            b.append(' ').append(v.name()).append('=').append(v.value());
+        }
+        for (final NamedAttr v : a.transportAttr)
+        {
+            if (v.name().contains("half_open") || v.name().contains("accept"))
+            {
+                b.append(' ').append(v.name()).append('=').append(v.value());
+            }
+        }
+        return b.toString();
     }
 
     private static long jdatThreads()
