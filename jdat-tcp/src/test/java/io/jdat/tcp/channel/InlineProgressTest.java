@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
 class InlineProgressTest
 {
     private static final int MESSAGES = 20;
+    /** Messages sent at most until the polling thread has read one itself. */
+    private static final int MAX_MESSAGES = 2_000;
     private static final AtomicInteger IDS = new AtomicInteger(1000);
 
     private TcpPort clientPort;
@@ -92,25 +94,27 @@ class InlineProgressTest
         final String me = Thread.currentThread().getName();
         pollUntilQuiet();
         int mine = 0;
-        for (int i = 0; i < MESSAGES; i++)
+        int sent = 0;
+        // not all, and on a loaded machine maybe none of the first few: whenever this thread is
+        // descheduled for longer than the quiet bound, the I/O thread reads again, as it must
+        while (sent < MESSAGES || mine == 0 && sent < MAX_MESSAGES)
         {
-            clientChannel.post(send(i, new byte[] {(byte) i}));
+            clientChannel.post(send(sent, new byte[] {(byte) sent}));
             clientChannel.flush();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             String receivedOn;
             while ((receivedOn = server.received.poll()) == null)
             {
                 serverPort.poll();
-                assertTrue(System.nanoTime() - deadline < 0, "message " + i + " never arrived");
+                assertTrue(System.nanoTime() - deadline < 0, "message " + sent + " never arrived");
             }
             mine += me.equals(receivedOn) ? 1 : 0;
+            sent++;
         }
-        // not all: when this thread is descheduled for longer than the quiet bound (a loaded
-        // machine), the I/O thread reads again, as it must
-        assertTrue(mine > 0, "none of " + MESSAGES + " messages was read by the polling thread");
+        assertTrue(mine > 0, "none of " + sent + " messages was read by the polling thread");
 
         serverPort.pollingStopped();
-        clientChannel.post(send(MESSAGES, new byte[] {1}));
+        clientChannel.post(send(sent, new byte[] {1}));
         clientChannel.flush();
         final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
         assertNotNull(receivedOn, "after polling stopped, the I/O thread did not read the next message");
@@ -142,8 +146,14 @@ class InlineProgressTest
             }
             return Thread.currentThread().getName();
         }, r -> Thread.ofPlatform().name("evd-waiter").daemon().start(r));
-        // let it block in the transport, then send
-        Thread.sleep(50);
+        // let it block in the transport, then send (a fixed sleep was not enough on a loaded
+        // machine: the I/O thread could read the message before the waiter got there)
+        final long registered = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!serverPort.consumers.hasWaiter() && System.nanoTime() - registered < 0)
+        {
+            Thread.sleep(1);
+        }
+        assertTrue(serverPort.consumers.hasWaiter(), "the waiter never blocked in the transport");
         clientChannel.post(send(0, new byte[] {3}));
         clientChannel.flush();
         final String waiter = waited.get(10, TimeUnit.SECONDS);
