@@ -39,6 +39,12 @@ import org.junit.jupiter.api.Test;
  * <p>The EVD spins 0 µs before it parks (instance data {@code evd_spin_us=0}), so every round
  * exercises the park path; a second IA keeps the default spin. Rounds run for about 3 s, or
  * 60 s with {@code -Djdat.lincheck.long=true}.
+ *
+ * <p>The long run is what shows the waiter's last look before it parks must read the ring's
+ * {@code tail}, not only the record at its head: a record is published with a release store,
+ * which may pass the producer's later read of the parked flag. With that look broken to the head
+ * record, the long run failed in 2 of 2 runs (a waiter spinning first, rounds 117,261 and
+ * 187,040); the 3 s run is too short to rely on for it.
  */
 class EvdWakeupStressTest
 {
