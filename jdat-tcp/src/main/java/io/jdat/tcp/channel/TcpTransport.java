@@ -52,7 +52,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code rx_buffer}, {@code tx_buffer}: bytes of a read and of a write: the IA's shared
  *       receive and send buffers, and a connection's own while it holds part of an FPDU or bytes
  *       the kernel did not take yet (defaults 256 KiB and 1 MiB; never less than one FPDU)</li>
- *   <li>{@code backlog}: the listen backlog of a qualifier (default 128)</li>
+ *   <li>{@code backlog}: the listen backlog of a qualifier (default 1024, as many as may be half
+ *       open; the kernel caps it at {@code net.core.somaxconn})</li>
  * </ul>
  */
 final class TcpTransport implements Transport
@@ -113,7 +114,7 @@ final class TcpTransport implements Transport
         // large sends leave in writes of up to this many bytes: 1 MiB gave 20-30 % more bandwidth
         // at 1 MiB messages than 256 KiB (docs/perf.md); a larger receive buffer gave nothing
         this.txBuffer = (int) config.bounded("tx_buffer", 1 << 20, 0, 1 << 30);
-        this.backlog = (int) config.bounded("backlog", 128, 1, 65535);
+        this.backlog = (int) config.bounded("backlog", 1024, 1, 65535);
     }
 
     /**

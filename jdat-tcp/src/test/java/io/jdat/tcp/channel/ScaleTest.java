@@ -64,9 +64,9 @@ class ScaleTest
         final long needed = EPS + 1_000;
         assumeTrue(openFileLimit() >= needed, "the open-file limit is below " + needed + ": SKIPPING the scale test");
         final long threadsBefore = jdatThreads();
-        // a listen backlog that holds a whole wave: with the default 128 the kernel drops a wave's
-        // handshakes by the thousand and the peers' retransmit back-off, not jdat, sets the pace
-        try (TcpNode server = TcpNode.open("backlog=" + 2 * WAVE))
+        // the default listen backlog holds a whole wave: with 128 the kernel dropped a wave's
+        // handshakes by the thousand and the peers' retransmit back-off, not jdat, set the pace
+        try (TcpNode server = TcpNode.open())
         {
             final EventDispatcher crEvd = server.evd(EPS + 16, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = server.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
