@@ -492,6 +492,14 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
     }
 
+    /** The endpoint's three EVDs, read without its lock: a hint for a polling transport. */
+    @Override
+    public boolean completesInto(final Object evd)
+    {
+        final EpImpl e = ep;
+        return e.recvEvd == evd || e.requestEvd == evd || e.connectEvd == evd;
+    }
+
     /** A tagged segment of an RDMA Write into this side's memory. */
     @Override
     public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src, final long off,

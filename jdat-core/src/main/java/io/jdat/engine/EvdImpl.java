@@ -429,7 +429,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             return DatStatus.SUCCESS;
         }
-        if (ia.pollsInline && ia.port().poll() > 0 && ring.take(event, this, 1, false) >= 0)
+        if (ia.pollsInline && ia.port().poll(this) > 0 && ring.take(event, this, 1, false) >= 0)
         {
             return DatStatus.SUCCESS;
         }
@@ -550,7 +550,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     {
                         if (ia.pollsInline)
                         {
-                            ia.port().poll();
+                            ia.port().poll(this);
                         }
                         if (ia.config.evdSpinYieldNanos > 0 && now - nextYield >= 0)
                         {

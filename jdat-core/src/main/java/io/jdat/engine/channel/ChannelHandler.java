@@ -11,6 +11,17 @@ import java.lang.foreign.MemorySegment;
 public interface ChannelHandler
 {
     /**
+     * Whether this connection's completions or connection events go to {@code evd}, the EVD a
+     * consumer polls ({@link TransportPort#poll(Object)}). A hint only, read without the
+     * endpoint's lock: a transport uses it to choose which connections to read first, never to
+     * leave one unread.
+     */
+    default boolean completesInto(final Object evd)
+    {
+        return true;
+    }
+
+    /**
      * An untagged segment on queue 0: part of a Send.
      *
      * @param msn       the message sequence number of the Send (from 1, per connection)

@@ -68,6 +68,17 @@ public interface TransportPort
     }
 
     /**
+     * {@link #poll()} for a consumer that polls {@code evd} (the engine's EVD object): a transport
+     * may read first, or more often, the connections whose completions and events go there
+     * ({@link ChannelHandler#completesInto}), as long as every other connection keeps making
+     * progress as well. {@code null} asks for a poll of everything.
+     */
+    default int poll(final Object evd)
+    {
+        return poll();
+    }
+
+    /**
      * The calling thread, which was calling {@link #poll()}, stops polling: it is about to park.
      * A transport that leaves reading to polling consumers resumes its own progress at once.
      */
