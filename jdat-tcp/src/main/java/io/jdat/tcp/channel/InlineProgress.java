@@ -34,6 +34,11 @@ final class InlineProgress
      * beyond, it asks the polling selector which ones have bytes.
      */
     private static final int DIRECT_POLL_MAX = 4;
+    /**
+     * A poll for one EVD reads only the connections that feed it, except every this many polls,
+     * which read all of them (see {@link #poll}).
+     */
+    static final int FULL_ROUND_EVERY = 8;
     /** For selections that only release closed channels: readiness is level-triggered, nothing is lost. */
     private static final Consumer<SelectionKey> IGNORE = k ->
     {
@@ -70,6 +75,8 @@ final class InlineProgress
     private TcpChannel[] channels = NO_CHANNELS;
     /** Where the next direct poll starts: after the connection that last had something. Under the progress lock. */
     private int nextDirect;
+    /** Polls for one EVD since the last one that read every connection. Under the progress lock. */
+    private int sinceFullRound;
     /** A poller is inside {@code pollSelector.selectNow}; a release then waits for its end. Under the progress lock. */
     private boolean inPollSelect;
     private boolean releaseDeferred;
@@ -174,7 +181,7 @@ final class InlineProgress
         final long spin = Math.min(STREAM_SPIN_NANOS, nanos);
         while (!port.isClosed())
         {
-            if (poll() > 0)
+            if (poll(null) > 0)
             {
                 waiterProgressAt = System.nanoTime();
                 return true;
@@ -263,8 +270,19 @@ final class InlineProgress
         }
     }
 
-    /** See {@link TcpPort#poll}. */
-    int poll()
+    /**
+     * See {@link TcpPort#poll}. With up to {@value #DIRECT_POLL_MAX} connections, a poll for an EVD
+     * reads only the connections whose endpoints complete into it: the ones whose bytes the
+     * polling thread waits for, one read each per turn of its spin instead of one for every
+     * connection of the IA (the others' reads find nothing most of the time and cost as much).
+     * No connection starves: every {@value #FULL_ROUND_EVERY}th poll reads all of them, a few
+     * microseconds apart while a consumer spins, so RDMA Write targets, Read Responses,
+     * connections whose EVD nobody polls and blocked sends keep moving; once no one polls for
+     * {@link #QUIET_NANOS} the I/O thread reads again. A poll for {@code null} (a waiter's spin)
+     * reads them all in turn, as every poll did before. With more connections a poll asks the
+     * polling selector, which reads all that have bytes, as before.
+     */
+    int poll(final Object evd)
     {
         if (++unstamped >= STAMP_EVERY)
         {
@@ -284,17 +302,26 @@ final class InlineProgress
             int n = 0;
             if (these.length <= DIRECT_POLL_MAX)
             {
-                // the first connection with something ends the poll, so that its completion
-                // reaches the consumer without waiting for reads of the others that find nothing;
-                // they come first in the next poll
+                final boolean full = evd != null && ++sinceFullRound >= FULL_ROUND_EVERY;
+                if (full)
+                {
+                    sinceFullRound = 0;
+                }
+                // outside a full round, the first connection with something ends the poll, so
+                // that its completion reaches the consumer without waiting for reads of the others
+                // that find nothing; they come first in the next poll. A full round reads all.
                 int at = nextDirect;
-                for (int i = 0; i < these.length && n == 0; i++)
+                for (int i = 0; i < these.length && (n == 0 || full); i++)
                 {
                     if (at >= these.length)
                     {
                         at = 0;
                     }
                     final TcpChannel c = these[at++];
+                    if (evd != null && !full && !c.feeds(evd))
+                    {
+                        continue;
+                    }
                     try
                     {
                         n += c.pollDirect();

@@ -313,6 +313,12 @@ final class TcpChannel extends Io implements Channel
         transmit();
     }
 
+    /** Whether this connection's completions or events go to {@code evd} (see {@link InlineProgress#poll}). */
+    boolean feeds(final Object evd)
+    {
+        return handler.completesInto(evd);
+    }
+
     /**
      * A polling consumer's turn on this connection, without asking the selector first (the port
      * does this when it has only a few connections): carry on a blocked send, read what arrived.

@@ -500,7 +500,14 @@ final class TcpPort extends ThreadedPort
     @Override
     public int poll()
     {
-        return consumers.poll();
+        return consumers.poll(null);
+    }
+
+    /** {@link #poll()} for a consumer of {@code evd}: its connections first (see {@link InlineProgress#poll}). */
+    @Override
+    public int poll(final Object evd)
+    {
+        return consumers.poll(evd);
     }
 
     /** Registers a socket with the selector. I/O thread. */

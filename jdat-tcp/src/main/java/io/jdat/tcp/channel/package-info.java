@@ -62,8 +62,10 @@
  * once (posting never blocks: when the lock is busy, the message is queued for its holder), and a
  * thread that polls an EVD ({@code dat_evd_dequeue}, or the spin phase of {@code dat_evd_wait})
  * reads the connections that have bytes waiting, found through a second selector used only with
- * {@code selectNow} (with four connections or fewer it simply tries to read each); this consumer
- * side of progress is {@code InlineProgress}. A waiter whose
+ * {@code selectNow} (with four connections or fewer it simply tries to read each: in seven polls
+ * of eight only those whose endpoints complete into the polled EVD, in the eighth all of them, so
+ * that no connection waits unread for more than a few microseconds while someone polls); this
+ * consumer side of progress is {@code InlineProgress}. A waiter whose
  * spin phase ends blocks in a select of its own over the IA's connections instead of parking,
  * and reads what wakes it: one thread wake-up per message, as for a plain blocking socket, where
  * parking would cost two (the I/O thread's, then the waiter's). Only one waiter at a time blocks

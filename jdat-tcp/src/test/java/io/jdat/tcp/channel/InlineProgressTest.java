@@ -40,27 +40,39 @@ class InlineProgressTest
 
     private TcpPort clientPort;
     private TcpPort serverPort;
-    private final Recorder client = new Recorder();
-    private final Recorder server = new Recorder();
+    /** The EVDs, as the port sees them: objects a poll names. */
+    private static final Object POLLED_EVD = new Object();
+    private static final Object OTHER_EVD = new Object();
+
+    private TcpTransport transport;
+    private final Recorder client = new Recorder(new Object());
+    private final Recorder server = new Recorder(POLLED_EVD);
     private Channel clientChannel;
 
     @BeforeEach
     void connect() throws Exception
     {
-        final TcpTransport transport = new TcpTransport(EngineConfig.parse(""));
+        transport = new TcpTransport(EngineConfig.parse(""));
         clientPort = (TcpPort) transport.open(context("client"));
         serverPort = (TcpPort) transport.open(context("server"));
+        clientChannel = connect(client, server);
+    }
+
+    /** Connects the client port to the server port; returns the client's end. */
+    private Channel connect(final Recorder clientSide, final Recorder serverSide) throws Exception
+    {
         final CompletableFuture<Channel> accepted = new CompletableFuture<>();
         final long qual = serverPort.listenAny(request ->
         {
-            request.accept(new byte[0], 4, 4, server.accepting(accepted));
+            request.accept(new byte[0], 4, 4, serverSide.accepting(accepted));
             return true;
         }).connQual();
         final CompletableFuture<Channel> established = new CompletableFuture<>();
         clientPort.connect(new ConnectRequest(serverPort.address(), qual, new byte[0], 4, 4),
-            client.connecting(established));
-        clientChannel = established.get(10, TimeUnit.SECONDS);
+            clientSide.connecting(established));
+        final Channel c = established.get(10, TimeUnit.SECONDS);
         assertNotNull(accepted.get(10, TimeUnit.SECONDS));
+        return c;
     }
 
     @AfterEach
@@ -186,6 +198,52 @@ class InlineProgressTest
         assertTrue(nanos < TimeUnit.SECONDS.toNanos(5), "woken after " + nanos / 1_000_000 + " ms");
     }
 
+    @Test
+    void trafficForAnEvdNobodyPollsArrivesWhileAnotherEvdIsPolled() throws Exception
+    {
+        // a second connection whose endpoint completes into an EVD that nobody polls: the
+        // poller of the first connection's EVD must still read it (the I/O thread stays out
+        // while a consumer polls), Sends as well as RDMA Writes that land without a completion
+        final Recorder otherClient = new Recorder(new Object());
+        final Recorder other = new Recorder(OTHER_EVD);
+        final Channel otherChannel = connect(otherClient, other);
+        final String me = Thread.currentThread().getName();
+        final byte[] payload = new byte[64];
+        while (!serverPort.quiet)
+        {
+            serverPort.poll(POLLED_EVD);
+        }
+        int sendsMine = 0;
+        int writesMine = 0;
+        int sent = 0;
+        // as above: whenever this thread is descheduled for longer than the quiet bound, the
+        // I/O thread reads, as it must; some of each kind must be this poller's own reads
+        while (sent < MESSAGES || (sendsMine == 0 || writesMine == 0) && sent < MAX_MESSAGES)
+        {
+            otherChannel.post(send(sent, payload));
+            otherChannel.post(new OutboundMessage(1).describeWrite(1, 0)
+                .addPayload(MemorySegment.ofArray(payload), 0, payload.length));
+            otherChannel.flush();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            String receivedOn = null;
+            String writtenOn = null;
+            while (receivedOn == null || writtenOn == null)
+            {
+                serverPort.poll(POLLED_EVD);
+                receivedOn = receivedOn != null ? receivedOn : other.received.poll();
+                writtenOn = writtenOn != null ? writtenOn : other.written.poll();
+                assertTrue(System.nanoTime() - deadline < 0, "message " + sent + " to the unpolled EVD never arrived"
+                    + (receivedOn == null ? "" : " (its Send did, its RDMA Write did not)"));
+            }
+            sendsMine += me.equals(receivedOn) ? 1 : 0;
+            writesMine += me.equals(writtenOn) ? 1 : 0;
+            sent++;
+        }
+        assertTrue(sendsMine > 0 && writesMine > 0, "of " + sent + " Sends and Writes to an EVD nobody polls, the"
+            + " poller of another EVD read " + sendsMine + " and " + writesMine);
+        assertEquals(0, other.closed.size(), "the connection ended: " + other.closed);
+    }
+
     /** Polls the server's port until its I/O thread has seen the poller and stopped watching for reads. */
     private void pollUntilQuiet()
     {
@@ -211,9 +269,17 @@ class InlineProgressTest
     /** Records the thread each callback ran on. */
     private static final class Recorder
     {
+        /** The EVD this side's connection completes into ({@code ChannelHandler.completesInto}). */
+        final Object evd;
         final BlockingQueue<String> sent = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> written = new LinkedBlockingQueue<>();
         final BlockingQueue<String> received = new LinkedBlockingQueue<>();
         final BlockingQueue<CloseReason> closed = new LinkedBlockingQueue<>();
+
+        Recorder(final Object evd)
+        {
+            this.evd = evd;
+        }
 
         AcceptHandler accepting(final CompletableFuture<Channel> done)
         {
@@ -301,9 +367,19 @@ class InlineProgressTest
         }
 
         @Override
+        public boolean completesInto(final Object evd)
+        {
+            return r.evd == evd;
+        }
+
+        @Override
         public boolean onWrite(final int stag, final long to, final boolean last, final MemorySegment src,
             final long off, final int len)
         {
+            if (last)
+            {
+                r.written.add(Thread.currentThread().getName());
+            }
             return true;
         }
 
