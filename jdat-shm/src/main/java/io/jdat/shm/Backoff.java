@@ -6,9 +6,9 @@ import java.util.concurrent.locks.LockSupport;
  * How the I/O thread waits when there is nothing to do, as Aeron's backoff idle strategy but
  * measured in time: after the last work it spins ({@link Thread#onSpinWait()}) for a while, then
  * yields for a while, then parks for a time that doubles from a minimum to a maximum. Work resets
- * it. A process on the other side cannot unpark this thread, so while a peer keeps sending (a
- * ping-pong, a stream) the thread stays in its spin or yield phase, and only a quiet connection
- * pays the park; threads of this process unpark it at once.
+ * it. The park is the owner's to make ({@link Sleeper}): an shm port sleeps on futex words the peer
+ * process wakes ({@link Futex}); without one, or where that is not possible, it parks, and only
+ * threads of this process can unpark it.
  *
  * @param spinNanos  how long to spin after the last work ({@code idle_spin_ns})
  * @param yieldNanos how long to yield after that ({@code idle_yield_ns})
@@ -17,12 +17,24 @@ import java.util.concurrent.locks.LockSupport;
  */
 record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
 {
+    /** Sleeps up to a time, returning true, or returns false at once and the caller parks. */
+    interface Sleeper
+    {
+        boolean sleep(long nanos);
+    }
+
     /** The per-thread state of one waiter. */
     final class State
     {
+        private final Sleeper sleeper;
         private long idleSince;
         private boolean idle;
         private long park = minParkNs;
+
+        State(final Sleeper sleeper)
+        {
+            this.sleeper = sleeper;
+        }
 
         /** Called after each round with the work it did. */
         void idle(final int work)
@@ -62,7 +74,11 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
             }
             else
             {
-                LockSupport.parkNanos(this, Math.min(park, maxPark));
+                final long p = Math.min(park, maxPark);
+                if (sleeper == null || !sleeper.sleep(p))
+                {
+                    LockSupport.parkNanos(this, p);
+                }
                 park = Math.min(park << 1, maxParkNs);
             }
         }
@@ -70,6 +86,12 @@ record Backoff(long spinNanos, long yieldNanos, long minParkNs, long maxParkNs)
 
     State newState()
     {
-        return new State();
+        return new State(null);
+    }
+
+    /** A state whose parks go through {@code sleeper}. */
+    State newState(final Sleeper sleeper)
+    {
+        return new State(sleeper);
     }
 }

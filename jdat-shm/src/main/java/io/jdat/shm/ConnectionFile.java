@@ -41,9 +41,10 @@ final class ConnectionFile
      * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()});
      * 3: the ring's cut has a cache line of its own; 4: a record's header is as long as its type
      * needs ({@link Frame#headerLength}); 5: type and flags share one int, a Send's header is 16
-     * bytes, records start on {@link SpscRing#ALIGN} boundaries.
+     * bytes, records start on {@link SpscRing#ALIGN} boundaries; 6: each ring's control block has
+     * the two "sleeps" words of the futex wake-ups ({@link SpscRing#CONSUMER_SLEEPS}).
      */
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;
@@ -90,6 +91,13 @@ final class ConnectionFile
     private static final long OFF_CONTROL = 4096;
     private static final long CONTROL_STRIDE = 1024;
     private static final long OFF_DATA = 8192;
+
+    static
+    {
+        // the two control blocks fit their page, and the sleeps words their blocks
+        assert SpscRing.CONTROL_SIZE <= CONTROL_STRIDE && OFF_CONTROL + 2 * CONTROL_STRIDE <= OFF_DATA;
+        assert SpscRing.PRODUCER_SLEEPS + 4 <= SpscRing.CONTROL_SIZE;
+    }
 
     final Path path;
     final long id;

@@ -211,6 +211,54 @@ final class ShmChannel implements Channel, Work
             && !rx.published() && (sent.isEmpty() || !tx.headMoved());
     }
 
+    /**
+     * Before a thread of the port sleeps: asks the peer to wake it when it publishes into the
+     * receive ring and, while messages of ours wait to be reported sent, when it consumes from the
+     * send ring; adds the two futex words to {@code s} from entry {@code i}. Returns the next free
+     * entry, or -1 when there is work after all. Progress lock held.
+     */
+    @Override
+    public int arm(final Futex.Sleep s, final int i)
+    {
+        if (!quiet())
+        {
+            return -1;
+        }
+        int n = i;
+        final int rxSeen = rx.armConsumer();
+        if (rx.published())
+        {
+            return -1;
+        }
+        Futex.set(s.waiters, n++, rx.tailWord(), rxSeen);
+        if (!sent.isEmpty())
+        {
+            final int txSeen = tx.armProducer();
+            if (tx.headMoved())
+            {
+                return -1;
+            }
+            Futex.set(s.waiters, n++, tx.headWord(), txSeen);
+        }
+        return n;
+    }
+
+    @Override
+    public void disarm()
+    {
+        if (!finished)
+        {
+            rx.disarm(true);
+            tx.disarm(false);
+        }
+    }
+
+    /** Wake calls this side made for the peer, both rings. */
+    long wakes()
+    {
+        return rx.wakes() + tx.wakes();
+    }
+
     @Override
     public int progress(final long now)
     {

@@ -41,12 +41,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * each longer than the peer's spin on a small or loaded machine, and once one side parked both
  * parked for every message after (a ping-pong at 25 µs a half round trip instead of 0.5). A
  * waiter that yields stays runnable and places the answer itself.
+ *
+ * <p>Where a thread of the port would park (the I/O thread's backoff, the waiter's after its
+ * yields) it sleeps instead on futex words ({@link #sleep}): the low halves of its connections'
+ * ring positions, which the peer process wakes after it publishes or consumes a record when the
+ * ring's "sleeps" word asks it to ({@link SpscRing}), and a bell of this port that its own threads
+ * ring ({@link #wakeWaiter}, {@link #wake}). One thread sleeps so at a time; the sleep lasts no
+ * longer than the park it replaces, so a wake-up lost to the race the class comment of
+ * {@link SpscRing} describes costs at most that, as a park did.
  */
 final class ShmPort extends ThreadedPort
 {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final Work[] NONE = new Work[0];
     private static final java.lang.invoke.VarHandle POLLS;
+    private static final java.lang.invoke.VarHandle BELL = java.lang.foreign.ValueLayout.JAVA_INT.varHandle();
     /**
      * A polling consumer runs a full round (liveness, deadlines) at least once in this many polls;
      * the others skip the work that says it is quiet, or the round altogether.
@@ -83,6 +92,14 @@ final class ShmPort extends ThreadedPort
     /** The waiter's backoff, carried from one {@link #awaitProgress} to the next until work resets it. */
     private final Backoff.State waitIdle;
     private volatile boolean wake;
+    /** The thread sleeping on futex words ({@link #sleep}), if any. */
+    private final AtomicReference<Thread> sleeper = new AtomicReference<>();
+    /** Its waiter entries, deadline and errno; null where futexes are not supported. */
+    private final Futex.Sleep sleep;
+    /** A futex word of this process that its threads bump and wake to end a {@link #sleep}. */
+    private final java.lang.foreign.MemorySegment bell;
+    /** Futex sleeps so far (a counter for tests and attributes; the sleeper adds to it). */
+    private long sleeps;
     /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
     private volatile boolean polling;
     /** Polls so far (an opaque counter: the I/O thread only looks whether it moves). */
@@ -106,7 +123,18 @@ final class ShmPort extends ThreadedPort
         this.transport = transport;
         this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
         ShmDirectory.sweep(dir);
-        this.waitIdle = transport.waitBackoff.newState();
+        if (Futex.SUPPORTED && transport.futex)
+        {
+            final java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofAuto();
+            this.sleep = new Futex.Sleep(arena, Futex.MAX_WAITERS);
+            this.bell = arena.allocate(64, 64);
+        }
+        else
+        {
+            this.sleep = null;
+            this.bell = null;
+        }
+        this.waitIdle = transport.waitBackoff.newState(nanos -> sleep(nanos, false));
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-shm-" + context.iaName() + "-" + context.instanceId() + "-io");
         io.start();
@@ -116,7 +144,7 @@ final class ShmPort extends ThreadedPort
 
     private void run()
     {
-        final Backoff.State idle = transport.backoff.newState();
+        final Backoff.State idle = transport.backoff.newState(nanos -> sleep(nanos, true));
         final long grace = transport.pollGraceNanos;
         final long asideMax = Math.max(grace, transport.pollAsideMaxNanos);
         long asidePark = grace;
@@ -177,6 +205,138 @@ final class ShmPort extends ThreadedPort
             }
             idle.idle(n);
         }
+    }
+
+    /**
+     * Sleeps up to {@code nanos} on the futex words of every connection's rings and on the port's
+     * bell, so that the peer's next record (or its consuming ours, while we wait for that) or a
+     * thread of this process ends it at once. True when it slept or found there was work; false
+     * when it cannot (futexes unavailable, another thread sleeps, the lock is taken, more words
+     * than one call takes): the caller parks instead, as before.
+     */
+    private boolean sleep(final long nanos, final boolean ioThread)
+    {
+        if (sleep == null || !Futex.available() || !takeSleep(ioThread))
+        {
+            return false;
+        }
+        try
+        {
+            final int rung = Shared.getIntVolatile(bell, 0);
+            if (ioThread && waiter.get() != null)
+            {
+                // a consumer waits in awaitProgress: it sleeps on the rings, this thread parks aside
+                return false;
+            }
+            if (closed || (ioThread ? wake : waiterWoken))
+            {
+                return true;
+            }
+            if (!progress.tryLock())
+            {
+                return false;
+            }
+            final Work[] all = work;
+            int n = 1;
+            try
+            {
+                Futex.set(sleep.waiters, 0, bell.address(), rung);
+                for (int i = 0; i < all.length && n > 0; i++)
+                {
+                    n = n + 2 > Futex.MAX_WAITERS ? -2 : all[i].arm(sleep, n);
+                }
+            }
+            catch (final RuntimeException | InternalError e)
+            {
+                // a ring went bad under us: the next round deals with it
+                n = -1;
+            }
+            finally
+            {
+                progress.unlock();
+            }
+            final boolean slept = n > 0 && Futex.waitAny(sleep, n, nanos);
+            if (slept)
+            {
+                sleeps++;
+            }
+            for (final Work w : all)
+            {
+                disarm(w);
+            }
+            return slept || n == -1;
+        }
+        finally
+        {
+            sleeper.set(null);
+        }
+    }
+
+    /**
+     * Takes the one futex sleep of the port. The I/O thread leaves it to a consumer waiting in
+     * {@link #awaitProgress}; that consumer takes it from a sleeping I/O thread (it rings the bell
+     * and waits a few yields for it to let go): else the I/O thread might leave its sleep for its
+     * park aside while the consumer parked, and nobody the peer can wake would be asleep.
+     */
+    private boolean takeSleep(final boolean ioThread)
+    {
+        final Thread me = Thread.currentThread();
+        if (ioThread)
+        {
+            return waiter.get() == null && sleeper.compareAndSet(null, me);
+        }
+        for (int i = 0; i < 100; i++)
+        {
+            if (sleeper.compareAndSet(null, me))
+            {
+                return true;
+            }
+            ringBell();
+            Thread.yield();
+        }
+        return false;
+    }
+
+    private static void disarm(final Work w)
+    {
+        try
+        {
+            w.disarm();
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // the connection finished and its mapping went meanwhile: nothing left to clear
+        }
+    }
+
+    /** Ends a thread's futex sleep, if one sleeps; call after setting what it is to look at. */
+    private void ringBell()
+    {
+        if (bell != null && sleeper.get() != null)
+        {
+            BELL.getAndAdd(bell, 0L, 1);
+            Futex.wake(bell.address());
+        }
+    }
+
+    /** Futex sleeps so far and wake calls made for peers (tests). */
+    long sleeps()
+    {
+        return sleeps;
+    }
+
+    /** Wake calls this port's connections made for their peers (tests). */
+    long peerWakes()
+    {
+        long n = 0;
+        for (final Work w : work)
+        {
+            if (w instanceof ShmChannel c)
+            {
+                n += c.wakes();
+            }
+        }
+        return n;
     }
 
     /** Every connection's look at its peer's process ({@link Work#watchPeer()}); no lock. */
@@ -293,6 +453,7 @@ final class ShmPort extends ThreadedPort
         {
             polling = false;
             LockSupport.unpark(io);
+            ringBell();
         }
     }
 
@@ -356,6 +517,7 @@ final class ShmPort extends ThreadedPort
         {
             LockSupport.unpark(w);
         }
+        ringBell();
     }
 
     /** A channel has new messages: move them now if the lock is free, else leave them to its holder. */
@@ -390,6 +552,7 @@ final class ShmPort extends ThreadedPort
     {
         wake = true;
         LockSupport.unpark(io);
+        ringBell();
     }
 
     void add(final Work w)
@@ -443,7 +606,10 @@ final class ShmPort extends ThreadedPort
             new NamedAttr("jdat.shm.direct_bytes_sent", Long.toString(directSent)),
             new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)),
             new NamedAttr("jdat.shm.rounds_io_thread", Long.toString(ioRounds)),
-            new NamedAttr("jdat.shm.rounds_inline", Long.toString(inlineRounds)));
+            new NamedAttr("jdat.shm.rounds_inline", Long.toString(inlineRounds)),
+            new NamedAttr("jdat.shm.futex", Boolean.toString(sleep != null && Futex.available())),
+            new NamedAttr("jdat.shm.futex_sleeps", Long.toString(sleeps)),
+            new NamedAttr("jdat.shm.futex_wakes", Long.toString(peerWakes())));
     }
 
     @Override
@@ -708,6 +874,7 @@ final class ShmPort extends ThreadedPort
     protected void wakeIo()
     {
         LockSupport.unpark(io);
+        ringBell();
     }
 
     @Override

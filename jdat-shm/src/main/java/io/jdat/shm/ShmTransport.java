@@ -53,6 +53,10 @@ import java.nio.file.Path;
  *       where the engine's is 0): how often {@code dat_evd_wait}'s spin yields its core, so that a
  *       peer thread on the same core answers within a microsecond instead of after the whole
  *       spin</li>
+ *   <li>{@code futex}: where the I/O thread or such a waiter would park, it sleeps on futex words
+ *       of the rings that the peer process wakes when it publishes or consumes a record
+ *       ({@link Futex}; the sleep lasts no longer than the park; default true where futexes and
+ *       native access are available; false: it parks, and only this process can wake it)</li>
  *   <li>{@code liveness_ms}: how often peers' processes are checked (default 10)</li>
  *   <li>{@code stall_ms}: a connection with records in the ring or messages waiting for room,
  *       whose peer consumed none of them for this long, is broken (default 5000): a peer that
@@ -83,11 +87,24 @@ final class ShmTransport implements Transport
     final long pollAsideMaxNanos;
     /** Whether a waiter whose spin ended moves the rings itself ({@code wait_polls}). */
     final boolean waitPolls;
+    /** Whether the port's threads sleep on futex words the peer wakes ({@code futex}). */
+    final boolean futex;
     final long livenessNanos;
     final long closeTimeoutNanos;
     final long stallNanos;
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
     final long directMin;
+
+    /** A true/false option whose default is true. */
+    private static boolean flag(final EngineConfig config, final String name)
+    {
+        final String v = config.get(name);
+        if (v != null && !v.equals("true") && !v.equals("false"))
+        {
+            throw new IllegalArgumentException(name + " '" + v + "' is neither true nor false");
+        }
+        return !"false".equals(v);
+    }
 
     ShmTransport(final String iaName, final EngineConfig config)
     {
@@ -133,12 +150,8 @@ final class ShmTransport implements Transport
             backoff.yieldNanos(), backoff.minParkNs(), backoff.maxParkNs());
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
-        final String wp = config.get("wait_polls");
-        if (wp != null && !wp.equals("true") && !wp.equals("false"))
-        {
-            throw new IllegalArgumentException("wait_polls '" + wp + "' is neither true nor false");
-        }
-        this.waitPolls = !"false".equals(wp);
+        this.waitPolls = flag(config, "wait_polls");
+        this.futex = flag(config, "futex");
         this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;

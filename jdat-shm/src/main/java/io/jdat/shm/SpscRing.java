@@ -17,6 +17,9 @@ import java.lang.foreign.ValueLayout;
  *                       (each word on a cache line of its own: the producer polls the head for
  *                       its messages consumed while the consumer claims the next record, and a
  *                       cut on the head's line would cross between the cores for every claim)
+ *     256  consumerSleeps int  nonzero (a ticket) while the consumer sleeps on tail's low half
+ *     320  producerSleeps int  nonzero (a ticket) while the producer sleeps on head's low half
+ *                       (each written only by the side that sleeps, read after every record)
 
  *   data (capacity bytes, a power of two)
  *     a record starts at (position &amp; (capacity - 1)), ALIGN-byte aligned, and never wraps: a record
@@ -38,6 +41,19 @@ import java.lang.foreign.ValueLayout;
  * claimed last perhaps still being placed), and none after it ever is. So the producer knows,
  * without waiting for the consumer, which messages the peer has and which it never will.
  *
+ * <p>Sleeping ({@link Futex}): a side with nothing to do may sleep until the other moves. It stores
+ * a new ticket in its "sleeps" word, loads the other side's word once more, and sleeps on the
+ * low 32 bits of that word (the futex value is the position it last saw, so a move before the
+ * sleep returns at once) with a timeout of at most {@code idle_park_max_ns}. The other side,
+ * after the release store of its position, loads the "sleeps" word with acquire (no fence) and
+ * calls {@code FUTEX_WAKE} only when it is set. Without a fence the two stores may pass each
+ * other's loads: then the sleeper does not see the record and the producer does not see the
+ * ticket. The futex's own value check closes most of that window (the store lands before the
+ * sleeper's system call reads the word); what is left costs that wake-up one timeout, never more,
+ * where a fence would cost every record. A peer's "sleeps" word buys it at most one wake call per
+ * ticket, and one per turn of the ring while a ticket stays unchanged (a hostile peer that leaves
+ * it set gets no flood of system calls).
+ *
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
  * ({@code 0 <= tail - head <= capacity}, multiple of {@link #ALIGN}, the head never moving back) and a bad one
@@ -57,7 +73,9 @@ final class SpscRing
     static final long CUT = 192;
     /** The bit of {@link #CUT} that says the producer withdrew what was not claimed. */
     static final long WITHDRAWN = Long.MIN_VALUE;
-    static final long CONTROL_SIZE = 256;
+    static final long CONSUMER_SLEEPS = 256;
+    static final long PRODUCER_SLEEPS = 320;
+    static final long CONTROL_SIZE = 384;
     /**
      * Records start on 16-byte boundaries: a 64-byte Send's record (16 bytes of header, 80 in all)
      * then spans two cache lines wherever it starts, where 8 would let one in four span three.
@@ -75,6 +93,13 @@ final class SpscRing
     private int claimed;
     /** Consumer: the cut as it last set it. */
     private long cut;
+    /** The ticket this side sleeps with next ({@link #armConsumer()}, {@link #armProducer()}). */
+    private int ticket;
+    /** The other side's ticket last woken, and this side's position then. */
+    private int wokenTicket;
+    private long wokenAt;
+    /** Wake calls made (a counter for tests and attributes). */
+    private long wakes;
 
     SpscRing(final MemorySegment control, final MemorySegment data)
     {
@@ -154,6 +179,80 @@ final class SpscRing
         position += claimed;
         claimed = 0;
         Shared.setLongRelease(control, TAIL, position);
+        if (Futex.SUPPORTED)
+        {
+            wakeSleeper(CONSUMER_SLEEPS, TAIL);
+        }
+    }
+
+    /**
+     * After a release store of this side's position: wakes the other side if its "sleeps" word
+     * holds a ticket not yet woken, or one woken a whole ring ago (see the class comment).
+     */
+    private void wakeSleeper(final long sleeps, final long word)
+    {
+        final int t = Shared.getIntAcquire(control, sleeps);
+        if (t != 0 && (t != wokenTicket || position - wokenAt >= capacity))
+        {
+            wokenTicket = t;
+            wokenAt = position;
+            wakes++;
+            Futex.wake(control.address() + word);
+        }
+    }
+
+    /** Wake calls this side made for the other. */
+    long wakes()
+    {
+        return wakes;
+    }
+
+    /**
+     * Consumer, before it sleeps until the producer publishes: announces it with a new ticket and
+     * returns the futex value to sleep on (the low half of the tail it has consumed up to). The
+     * caller then checks {@link #published()} once more and sleeps on {@link #tailWord()}.
+     */
+    int armConsumer()
+    {
+        Shared.setIntVolatile(control, CONSUMER_SLEEPS, nextTicket());
+        return (int) position;
+    }
+
+    /**
+     * Producer, before it sleeps until the consumer consumes: as {@link #armConsumer()}, with the
+     * head it last loaded; the caller checks {@link #headMoved()} and sleeps on {@link #headWord()}.
+     */
+    int armProducer()
+    {
+        Shared.setIntVolatile(control, PRODUCER_SLEEPS, nextTicket());
+        return (int) knownHead;
+    }
+
+    private int nextTicket()
+    {
+        if (++ticket == 0)
+        {
+            ticket = 1;
+        }
+        return ticket;
+    }
+
+    /** Awake again: no wake-ups wanted from the other side. */
+    void disarm(final boolean consumer)
+    {
+        Shared.setIntRelease(control, consumer ? CONSUMER_SLEEPS : PRODUCER_SLEEPS, 0);
+    }
+
+    /** The address of the futex word a sleeping consumer waits on (the tail's low half, little-endian). */
+    long tailWord()
+    {
+        return control.address() + TAIL;
+    }
+
+    /** The address of the futex word a sleeping producer waits on (the head's low half). */
+    long headWord()
+    {
+        return control.address() + HEAD;
     }
 
     /** Producer, a hint: whether the consumer's head moved since {@link #consumed()} last loaded it. */
@@ -254,5 +353,9 @@ final class SpscRing
     {
         position += size;
         Shared.setLongRelease(control, HEAD, position);
+        if (Futex.SUPPORTED)
+        {
+            wakeSleeper(PRODUCER_SLEEPS, HEAD);
+        }
     }
 }

@@ -40,6 +40,22 @@ interface Work
     {
     }
 
+    /**
+     * A thread of the port is about to sleep ({@link Futex}): announce it on the shared words this
+     * work waits on and add their futex words to {@code s} from entry {@code i}; returns the next
+     * free entry, or -1 when there is work after all. Work without such words adds none (the
+     * sleep's timeout bounds how late it is looked at, as a park's did). Progress lock held.
+     */
+    default int arm(final Futex.Sleep s, final int i)
+    {
+        return i;
+    }
+
+    /** The sleeper woke: no more wake-ups wanted. Without the progress lock. */
+    default void disarm()
+    {
+    }
+
     /** The port is closing: release everything at once, without callbacks to the engine. */
     void shutdown();
 }

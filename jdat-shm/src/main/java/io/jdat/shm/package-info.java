@@ -40,9 +40,12 @@
  * not polled for {@code poll_grace_ns} (a time that doubles while polls go on, up to
  * {@code poll_aside_max_ns}, so that the I/O thread seldom takes a core from a polling thread).
  * A consumer whose {@code dat_evd_wait} spin ended does not park either: it goes on moving the
- * rings in the same backoff ({@code ShmPort.awaitProgress}), so that the answer of a peer process,
- * which cannot unpark it, finds it runnable or wakes it by its own timer, not through the I/O
- * thread's wake-up.
+ * rings in the same backoff ({@code ShmPort.awaitProgress}), so that the answer of a peer process
+ * finds it runnable, not through the I/O thread's wake-up. Where either thread's backoff would
+ * park, it sleeps on futex words of its rings instead ({@code Futex}, {@code futex=true}, Linux
+ * with native access): the peer wakes it when it publishes or consumes a record and the ring's
+ * "sleeps" word asks for it, with no fence on the peer's side, so a wake-up lost to that race
+ * costs one sleep, never longer than the park it replaces ({@code idle_park_max_ns}).
  *
  * <p><b>Peer death.</b> Each side watches the other's process (id and start time, zombies count
  * as dead; the I/O thread reads {@code /proc} every {@code liveness_ms}, never a polling consumer)

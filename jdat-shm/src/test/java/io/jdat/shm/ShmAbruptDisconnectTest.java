@@ -21,15 +21,17 @@ import org.junit.jupiter.api.Test;
  * it did not is FLUSHED and never placed afterwards. One side's I/O thread sleeps whenever it finds
  * nothing to do, so that only the test's own calls move that IA: the Sends wait, placed, for a
  * report that only the disconnect gives, or wait, written, for a peer that only looks after it.
+ * That IA parks rather than sleeping on the rings' futex words ({@code futex=false}): else the
+ * peer's records would wake it.
  */
 class ShmAbruptDisconnectTest
 {
     /** As many as the default endpoint attributes let be outstanding. */
     private static final int SENDS = 16;
     private static final int LEN = 64;
-    /** An I/O thread that parks 5 s at a time when idle. */
+    /** An I/O thread that parks 5 s at a time when idle, and that the peer cannot wake. */
     private static final String SLEEPY = "idle_spin_ns=0 idle_yield_ns=0 idle_park_min_ns=5000000000"
-        + " idle_park_max_ns=5000000000";
+        + " idle_park_max_ns=5000000000 futex=false";
 
     private Path dir;
 
