@@ -61,6 +61,8 @@ final class ShmPort extends ThreadedPort
      * the others skip the work that says it is quiet, or the round altogether.
      */
     private static final int QUIET_POLLS = 64;
+    /** How long a thread that could not arm its futex sleep just now parks before it tries again. */
+    private static final long RETAKE_NANOS = 20_000;
 
     static
     {
@@ -216,9 +218,16 @@ final class ShmPort extends ThreadedPort
      */
     private boolean sleep(final long nanos, final boolean ioThread)
     {
-        if (sleep == null || !Futex.available() || !takeSleep(ioThread))
+        if (sleep == null || !Futex.available())
         {
             return false;
+        }
+        if (!takeSleep(ioThread))
+        {
+            // the I/O thread parks aside for a waiter; a waiter whose I/O thread has not let go
+            // yet (descheduled) tries again soon, rather than park long while the I/O thread may
+            // be parking aside too, out of the peer's reach
+            return !ioThread && retrySoon(nanos);
         }
         try
         {
@@ -234,7 +243,9 @@ final class ShmPort extends ThreadedPort
             }
             if (!progress.tryLock())
             {
-                return false;
+                // another thread runs a round: look again soon, as above
+                sleeper.set(null);
+                return retrySoon(nanos);
             }
             final Work[] all = work;
             int n = 1;
@@ -270,6 +281,13 @@ final class ShmPort extends ThreadedPort
         {
             sleeper.set(null);
         }
+    }
+
+    /** A short park instead of a sleep the port could not arm just now; true (the caller waited). */
+    private boolean retrySoon(final long nanos)
+    {
+        LockSupport.parkNanos(this, Math.min(nanos, RETAKE_NANOS));
+        return true;
     }
 
     /**

@@ -66,13 +66,12 @@ class ShmFutexWakeTest
     }
 
     @Test
-    void withoutTheFutexTheSendWaitsForTheSleepToEnd() throws Exception
+    void futexFalseParksAsBefore() throws Exception
     {
-        // the control: the same IAs parking instead (futex=false) see the Send only when a park ends
-        final long park = 1_000_000_000L;
-        final long[] took = sendsToASleepingConsumer("futex=false", park, 1);
-        assertTrue(took[0] > park / 3, "a Send reached a parked consumer in " + took[0] / 1000
-            + " us, against parks of " + park / 1000 + " us: something else woke it");
+        // the same IAs parking instead (futex=false): nobody sleeps on the rings, nobody wakes a
+        // peer, and the Send arrives when a park ends (at a point of the I/O thread's 1 s parks
+        // that the test does not control, so the time is printed, not checked)
+        sendsToASleepingConsumer("futex=false", 1_000_000_000L, 1);
     }
 
     /**
