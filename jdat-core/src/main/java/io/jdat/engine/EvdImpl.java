@@ -536,7 +536,9 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final long start = System.nanoTime();
         final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
         final long spinUntil = start + spinNanos;
-        long nextYield = start + ia.config.evdSpinYieldNanos;
+        final long yieldEvery = waiting.yieldEvery(ia.config.evdSpinYieldNanos, ia.pollsInline);
+        long nextYield = start + yieldEvery;
+        boolean gaveWay = false;
         boolean polling = ia.pollsInline;
         while (true)
         {
@@ -552,11 +554,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                         {
                             ia.port().poll(this);
                         }
-                        if (ia.config.evdSpinYieldNanos > 0 && now - nextYield >= 0)
+                        if (yieldEvery > 0 && now - nextYield >= 0)
                         {
                             // a peer sharing this core gets it now, not after the whole spin
                             Thread.yield();
-                            nextYield = System.nanoTime() + ia.config.evdSpinYieldNanos;
+                            gaveWay = true;
+                            nextYield = System.nanoTime() + yieldEvery;
                         }
                         // the record at the head, several times between the clock and the flags,
                         // so that the first look after it lands comes soon; a consumer that moves
@@ -600,6 +603,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     }
                     waiterInTransport = false;
                     waiterParked = false;
+                    gaveWay = true;
                     continue;
                 }
             }
@@ -613,6 +617,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 final long taken = r.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
+                    waiting.yielding = gaveWay;
                     waiting.leave();
                     setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
@@ -635,6 +640,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 final long taken = ring.take(event, this, threshold, true);
                 if (taken >= 0)
                 {
+                    waiting.yielding = gaveWay;
                     waiting.thread = null;
                     setNmore(nmore, ring.countFrom(taken + 1));
                 }

@@ -13,6 +13,8 @@ import java.lang.invoke.VarHandle;
  */
 final class EvdWaiter extends EvdWaiterWords
 {
+    /** How often a wait yields after one that gave its core away ({@link #yielding}), nanoseconds. */
+    static final long SHARED_CORE_YIELD_NANOS = 1_000L;
     private static final VarHandle THREAD;
 
     static
@@ -36,6 +38,17 @@ final class EvdWaiter extends EvdWaiterWords
     void leave()
     {
         THREAD.setRelease(this, (Thread) null);
+    }
+
+    /**
+     * How often this wait's spin yields its core, nanoseconds (0: never): the IA's
+     * {@code evd_spin_yield_ns}, or, where that is 0 and the IA does not poll a transport in its
+     * waits, {@link #SHARED_CORE_YIELD_NANOS} while the EVD's last wait had to give its core away
+     * ({@link #yielding}).
+     */
+    long yieldEvery(final long configured, final boolean pollsInline)
+    {
+        return configured > 0 || pollsInline || !yielding ? configured : SHARED_CORE_YIELD_NANOS;
     }
 
     @SuppressWarnings("unused")
@@ -65,6 +78,17 @@ abstract class EvdWaiterWords extends EvdWaiterPadding
     int threshold;
     /** Set when the EVD is destroyed under the waiter: it returns {@code DAT_ABORT}. */
     volatile boolean aborted;
+    /**
+     * Whether the last wait that got its event had parked or yielded first (written by the waiter
+     * only). When two threads of a
+     * ping-pong end up on one core, each one's answer can come only once the other stops spinning:
+     * a spin that never yields makes every half round trip a whole spin and a park, and both
+     * threads stay in that state. A wait after one that had to give its core away therefore
+     * yields every {@link EvdWaiter#SHARED_CORE_YIELD_NANOS} (after a spin of that long); the first wait
+     * that gets its event without yielding ends it, so threads on cores of their own, whose
+     * answers come within it, never yield.
+     */
+    boolean yielding;
 }
 
 /** The 64 bytes ahead of {@link EvdWaiterWords}. */
