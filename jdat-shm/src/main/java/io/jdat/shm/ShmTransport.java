@@ -95,17 +95,6 @@ final class ShmTransport implements Transport
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
     final long directMin;
 
-    /** A true/false option whose default is true. */
-    private static boolean flag(final EngineConfig config, final String name)
-    {
-        final String v = config.get(name);
-        if (v != null && !v.equals("true") && !v.equals("false"))
-        {
-            throw new IllegalArgumentException(name + " '" + v + "' is neither true nor false");
-        }
-        return !"false".equals(v);
-    }
-
     ShmTransport(final String iaName, final EngineConfig config)
     {
         final String dir = config.get("dir");
@@ -150,8 +139,8 @@ final class ShmTransport implements Transport
             backoff.yieldNanos(), backoff.minParkNs(), backoff.maxParkNs());
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
-        this.waitPolls = flag(config, "wait_polls");
-        this.futex = flag(config, "futex");
+        this.waitPolls = config.flag("wait_polls", true);
+        this.futex = config.flag("futex", true);
         this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;

@@ -2,6 +2,7 @@ package io.jdat.shm;
 
 import static io.jdat.shm.ShmNode.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
@@ -63,6 +64,14 @@ class ShmFutexWakeTest
             assertTrue(t < SLEEP_NS / 3, "a Send took " + t / 1000 + " us to reach the waiting consumer,"
                 + " against sleeps of " + SLEEP_NS / 1000 + " us: the peer did not wake it");
         }
+    }
+
+    @Test
+    void aFutexOptionThatIsNotABooleanIsRefused()
+    {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> ShmNode.open(dir, "odd", "futex=sometimes").close());
+        assertTrue(e.getMessage().contains("futex"), e.getMessage());
     }
 
     @Test
