@@ -2,6 +2,7 @@ package io.jdat.shm;
 
 import static io.jdat.shm.ShmNode.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
@@ -15,6 +16,7 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,6 +35,8 @@ class ShmInlineProgressTest
      * first polls, it spins as configured, for as long as starting threads takes on a busy machine.
      */
     private static final int WARM_UP = 100;
+    /** How long a ping-pong may run before it stops short of {@link #ROUND_TRIPS}. */
+    private static final long BUDGET_NANOS = 30_000_000_000L;
 
     private Path dir;
 
@@ -59,10 +63,11 @@ class ShmInlineProgressTest
     }
 
     /**
-     * Runs a Send ping-pong of {@link #ROUND_TRIPS} between two IAs, both sides polling with
-     * {@code dat_evd_dequeue} or, if {@code waiting}, waiting in {@code dat_evd_wait}; returns
-     * the client IA's progress rounds on its I/O thread and on the consumer's thread after the
-     * first {@link #WARM_UP} round trips.
+     * Runs a Send ping-pong of {@link #ROUND_TRIPS} (fewer if {@link #BUDGET_NANOS} runs out)
+     * between two IAs, both sides polling with {@code dat_evd_dequeue} or, if {@code waiting},
+     * waiting in {@code dat_evd_wait}; returns the client IA's progress rounds on its I/O thread
+     * and on the consumer's thread after the first {@link #WARM_UP} round trips, and the number
+     * of round trips after those.
      */
     private long[] roundTrips(final String instanceData, final boolean waiting) throws Exception
     {
@@ -86,6 +91,7 @@ class ShmInlineProgressTest
             final AtomicBoolean running = new AtomicBoolean(true);
             final AtomicReference<String> failure = new AtomicReference<>();
             final AtomicReference<long[]> before = new AtomicReference<>();
+            final AtomicInteger done = new AtomicInteger();
             final Thread echo = new Thread(() ->
             {
                 final DatEvent ev = new DatEvent();
@@ -107,7 +113,10 @@ class ShmInlineProgressTest
             final Thread pinger = new Thread(() ->
             {
                 final DatEvent ev = new DatEvent();
-                for (int i = 0; i < ROUND_TRIPS; i++)
+                // a control run whose I/O threads spin beside both pollers has four busy threads on
+                // this machine's cores: it stops at a time budget rather than at a test timeout
+                final long budget = System.nanoTime() + BUDGET_NANOS;
+                for (int i = 0; i < ROUND_TRIPS && (i <= WARM_UP || System.nanoTime() < budget); i++)
                 {
                     if (i == WARM_UP)
                     {
@@ -125,17 +134,25 @@ class ShmInlineProgressTest
                         }
                     }
                     c.ep().postRecv(1, pingRecv, 0, 0);
+                    done.set(i + 1);
                 }
             }, "test-ping");
+            final Thread.UncaughtExceptionHandler died = (t, e) -> failure.compareAndSet(null, t.getName() + ": " + e);
+            echo.setUncaughtExceptionHandler(died);
+            pinger.setUncaughtExceptionHandler(died);
             echo.start();
             pinger.start();
-            pinger.join(60_000);
+            pinger.join(BUDGET_NANOS / 1_000_000 + 30_000);
+            final boolean pingerEnded = !pinger.isAlive();
             final long[] after = rounds(client);
             running.set(false);
             echo.join(5000);
             assertEquals(null, failure.get());
+            assertTrue(pingerEnded, "the ping-pong did not end");
+            assertFalse(echo.isAlive(), "the echo thread did not end");
+            assertTrue(done.get() > WARM_UP, "round trips done: " + done.get());
             final long[] from = before.get();
-            final long[] rounds = {after[0] - from[0], after[1] - from[1]};
+            final long[] rounds = {after[0] - from[0], after[1] - from[1], done.get() - WARM_UP};
 
             // a consumer that waits past its spin parks and hands the rings back to the I/O thread
             // at once, however long poll_grace_ns is: a Send posted then arrives without delay
@@ -176,7 +193,8 @@ class ShmInlineProgressTest
         final long[] beside = roundsWhilePolling(spinning + " poll_grace_ns=0");
         System.out.println("rounds on the I/O thread / on the polling thread: stepping aside " + aside[0] + " / "
             + aside[1] + ", never stepping aside " + beside[0] + " / " + beside[1] + " (during the ping-pong)");
-        assertTrue(aside[1] >= ROUND_TRIPS - WARM_UP, "the polling thread moved the rings: " + aside[1]);
+        assertTrue(aside[1] >= aside[2], "the polling thread moved the rings: " + aside[1] + " rounds for "
+            + aside[2] + " round trips");
         // the control: an I/O thread that never steps aside spins beside the pollers
         assertTrue(aside[0] * 10 < beside[0], "the I/O thread ran " + aside[0] + " rounds beside polling consumers, "
             + beside[0] + " when it never steps aside");
@@ -193,10 +211,12 @@ class ShmInlineProgressTest
             + inTransport[0] + " / " + inTransport[1] + ", waiter parks " + parked[0] + " / " + parked[1]);
         // (not every message: the I/O thread, woken for a look by a post that found the rings'
         // lock taken, places some, the more the busier the machine)
-        assertTrue(inTransport[1] >= ROUND_TRIPS / 10, "the waiting thread moved the rings: " + inTransport[1]);
+        assertTrue(inTransport[1] >= inTransport[2] / 10, "the waiting thread moved the rings: " + inTransport[1]
+            + " rounds for " + inTransport[2] + " round trips");
         // the control: a waiter that parks leaves the rounds to the I/O thread (how many the I/O
         // thread runs beside a waiter that moves the rings depends on the machine's load: each
         // post that finds the rings' lock taken wakes it for a look)
-        assertTrue(parked[1] < ROUND_TRIPS, "a parking waiter moved the rings: " + parked[1]);
+        assertTrue(parked[1] < parked[2] + WARM_UP, "a parking waiter moved the rings: " + parked[1] + " rounds for "
+            + parked[2] + " round trips");
     }
 }
