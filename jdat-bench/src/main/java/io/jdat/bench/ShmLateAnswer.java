@@ -1,31 +1,15 @@
 package io.jdat.bench;
 
-import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.Dat;
 import io.jdat.DatCount;
 import io.jdat.DatEvent;
-import io.jdat.DatOut;
 import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
-import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
-import io.jdat.RegionDescription;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
@@ -52,32 +36,14 @@ public final class ShmLateAnswer
     {
         final long workNs = (args.length > 0 ? Long.parseLong(args[0]) : 500) * 1000;
         final int n = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        try (Arena arena = Arena.ofShared())
+        try (LoopbackRig rig = new LoopbackRig("shm", true, 1 << 16, 16))
         {
-            final InterfaceAdapter serverIa = Dat.iaOpen("shm", 16, new DatOut<>());
-            final InterfaceAdapter clientIa = Dat.iaOpen("shm", 16, new DatOut<>());
-            final ProtectionZone serverPz = serverIa.pzCreate();
-            final ProtectionZone clientPz = clientIa.pzCreate();
-            final Lmr clientLmr = lmr(arena, clientIa, clientPz);
-            final Lmr serverLmr = lmr(arena, serverIa, serverPz);
-            final EpAttr attr = new EpAttr();
-            final EventDispatcher clientRecv = clientIa.evdCreate(16, null, EvdFlags.DTO_FLAG);
-            final EventDispatcher serverRecv = serverIa.evdCreate(16, null, EvdFlags.DTO_FLAG);
-            final EventDispatcher clientConn = clientIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
-            final EventDispatcher serverConn = serverIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
-            final Endpoint client = clientIa.epCreate(clientPz, clientRecv,
-                clientIa.evdCreate(16, null, EvdFlags.DTO_FLAG), clientConn, attr);
-            final Endpoint server = serverIa.epCreate(serverPz, serverRecv,
-                serverIa.evdCreate(16, null, EvdFlags.DTO_FLAG), serverConn, attr);
-            final EventDispatcher crEvd = serverIa.evdCreate(8, null, EvdFlags.CR_FLAG);
-            final PublicServicePoint psp = serverIa.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-            final IaAttr a = new IaAttr();
-            serverIa.query(IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
-            client.connect(a.iaAddress, psp.connQual(), Dat.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
-            LoopbackRig.next(crEvd).crArrival.crHandle.accept(server, null);
-            LoopbackRig.expect(LoopbackRig.next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            LoopbackRig.expect(LoopbackRig.next(serverConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            psp.free();
+            final Endpoint client = rig.client;
+            final Endpoint server = rig.server;
+            final EventDispatcher clientRecv = rig.clientRecv;
+            final EventDispatcher serverRecv = rig.serverRecv;
+            final Lmr clientLmr = rig.clientLmr;
+            final Lmr serverLmr = rig.serverLmr;
             final LmrTriplet[] req = {LmrTriplet.of(clientLmr, 0, SIZE)};
             final LmrTriplet[] reqRecv = {LmrTriplet.of(serverLmr, 4096, SIZE)};
             final LmrTriplet[] ans = {LmrTriplet.of(serverLmr, 0, SIZE)};
@@ -121,8 +87,6 @@ public final class ShmLateAnswer
             System.out.printf("work %d us, %d requests: answer later than the work by p50 %.1f us, p90 %.1f us,"
                 + " p99 %.1f us%n", workNs / 1000, n, late[n / 2] / 1e3, late[n * 9 / 10] / 1e3,
                 late[n * 99 / 100] / 1e3);
-            clientIa.close(CloseFlags.ABRUPT_FLAG);
-            serverIa.close(CloseFlags.ABRUPT_FLAG);
         }
     }
 
@@ -132,11 +96,5 @@ public final class ShmLateAnswer
         {
             throw new IllegalStateException(s + ": " + ev);
         }
-    }
-
-    private static Lmr lmr(final Arena arena, final InterfaceAdapter ia, final ProtectionZone pz)
-    {
-        final MemorySegment m = arena.allocate(1 << 16, 4096);
-        return ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, MemPriv.ALL_FLAG);
     }
 }
