@@ -17,9 +17,7 @@ import io.jdat.HandleType;
 import io.jdat.IaAddress;
 import io.jdat.ServicePoint;
 import io.jdat.engine.channel.FlightEvents;
-import io.jdat.engine.channel.TransportPort;
 import io.jdat.spi.DatArg;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -32,9 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * reported, and exclusive ownership by a blocked waiter. Producers claim a record with one
  * compare-and-set and take the EVD's lock only when it is full, being resized or destroyed;
  * {@code dat_evd_dequeue} takes no lock, nor does a wait whose events are queued; one that must
- * wait takes it once, to register, and leaves with its event without it. A waiter announces
- * that it parks before it looks a last time, and a producer looks for a parked waiter after it
- * published, so no wake-up is lost.
+ * wait takes it once, to register, and leaves with its event without it. The wait itself (spin,
+ * yield, park) is {@link EvdWait}'s: a waiter announces that it parks before it looks a last time,
+ * and a producer looks for a parked waiter after it published, so no wake-up is lost.
  *
  * <p>Notification: an event "notifies" if it may wake a waiter or trigger the CNO. Connection,
  * CR, async and software events always do; a DTO completion does unless its stream is
@@ -46,28 +44,23 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     final int flags;
     /** True for the async EVD {@code dat_ia_open} created: only the IA's close frees it. */
     final boolean implicitAsync;
-    private final long spinNanos;
-    /** Looks at the head's record per round of a spinning {@code dat_evd_wait}. */
-    private static final int SPIN_LOOKS = 8;
     /** Allocated after the ring: its words, written on every wait, off the lines producers read. */
-    private final ReentrantLock lock;
+    final ReentrantLock lock;
 
     /** The events; replaced only by dat_evd_resize (IA and EVD lock held, {@link #resizing} set). */
-    private volatile EventRing ring;
-    private volatile boolean resizing;
+    volatile EventRing ring;
+    volatile boolean resizing;
 
     /** Read by producers without the lock (whether to trigger the CNO). */
     private volatile boolean enabled = true;
-    private volatile boolean waitable = true;
-    private boolean overflowed;
+    volatile boolean waitable = true;
+    boolean overflowed;
     private volatile CnoImpl cno;
 
-    /** The thread in dat_evd_wait, its threshold, the abort: written per wait, on lines of their own. */
-    private final EvdWaiter waiting = new EvdWaiter();
-    /** Written only when the waiter parks: producers look at it after every event. */
-    private volatile boolean waiterParked;
-    /** The waiter blocks in the transport ({@link TransportPort#awaitProgress}) rather than in park. */
-    private volatile boolean waiterInTransport;
+    /** The wait ({@link EvdWait}): the waiter's spin, yields and park, and how a producer wakes it. */
+    private final EvdWait waits;
+    /** The thread in dat_evd_wait, its threshold, the abort ({@code waits.waiter}). */
+    private final EvdWaiter waiting;
 
     /** Streams that feed this EVD: EP streams, PSPs, RSPs, an IA's async stream (guarded by the IA lock). */
     int streamRefs;
@@ -85,7 +78,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         this.flags = flags;
         this.implicitAsync = implicitAsync;
         this.cno = cno;
-        this.spinNanos = ia.config.evdSpinMicros * 1000L;
+        this.waits = new EvdWait(this, ia);
+        this.waiting = waits.waiter;
         this.ring = new EventRing(qlen, false, ia.singleWriter);
         this.lock = new ReentrantLock();
     }
@@ -334,7 +328,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private void afterCommit(final boolean notify, final boolean mayCallAgent)
     {
         final CnoImpl c = cno;
-        final boolean parked = waiterParked;
+        final boolean parked = waits.parked;
         if (c == null && !parked)
         {
             // nobody to tell (a waiter that spins sees the event itself): the waiter's words, which
@@ -347,7 +341,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // a direct waiter takes the notification; the CNO is not triggered
             if (parked && ring.ready(waiting.threshold))
             {
-                wake(w);
+                waits.wake(w);
             }
             return;
         }
@@ -384,18 +378,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             final Thread w = waiting.thread;
             if (w != null)
             {
-                wake(w);
+                waits.wake(w);
             }
-        }
-    }
-
-    /** Unparks the waiter, or returns it from the transport it blocks in. */
-    private void wake(final Thread w)
-    {
-        LockSupport.unpark(w);
-        if (waiterInTransport && Thread.currentThread() != w)
-        {
-            ia.port().wakeWaiter();
         }
     }
 
@@ -527,160 +511,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             return DatStatus.SUCCESS;
         }
-        return block(timeoutMicros, threshold, event, nmore);
+        return waits.block(timeoutMicros, threshold, event, nmore);
     }
 
-    private DatStatus block(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
-    {
-        final boolean infinite = timeoutMicros == io.jdat.Dat.TIMEOUT_INFINITE;
-        final long start = System.nanoTime();
-        final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
-        final long spinUntil = start + spinNanos;
-        final long yieldEvery = waiting.yieldEvery(ia.config.evdSpinYieldNanos, ia.pollsInline);
-        long nextYield = start + yieldEvery;
-        boolean gaveWay = false;
-        boolean polling = ia.pollsInline;
-        while (true)
-        {
-            if (!ring.looksReady(threshold) && !waiting.aborted && waitable && !overflowed
-                && !Thread.currentThread().isInterrupted())
-            {
-                final long now = System.nanoTime();
-                if (now - deadline < 0)
-                {
-                    if (now - spinUntil < 0)
-                    {
-                        if (ia.pollsInline)
-                        {
-                            ia.port().poll(this);
-                        }
-                        if (yieldEvery > 0 && now - nextYield >= 0)
-                        {
-                            // a peer sharing this core gets it now, not after the whole spin
-                            Thread.yield();
-                            gaveWay = true;
-                            nextYield = System.nanoTime() + yieldEvery;
-                        }
-                        // the record at the head, several times between the clock and the flags,
-                        // so that the first look after it lands comes soon; a consumer that moves
-                        // the transport itself looks once, since only its next poll brings one
-                        final int looks = ia.pollsInline ? 1 : SPIN_LOOKS;
-                        for (int i = 0; i < looks && !ring.looksReady(threshold); i++)
-                        {
-                            Thread.onSpinWait();
-                        }
-                        continue;
-                    }
-                    waiterParked = true;
-                    waiterInTransport = ia.pollsInline;
-                    // re-check after announcing the park, so a producer cannot miss us; a ring
-                    // that a resize is moving may look empty: no park until the resize is done
-                    // (it looks for a parked waiter once it is)
-                    if (!ring.ready(threshold) && !resizing && !waiting.aborted && waitable)
-                    {
-                        // block in the transport, making progress there, when it can; else park
-                        if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
-                        {
-                            waiterInTransport = false;
-                            if (polling)
-                            {
-                                // the transport must not count on this thread any more
-                                polling = false;
-                                ia.port().pollingStopped();
-                            }
-                            if (!ring.ready(threshold) && !resizing && !waiting.aborted && waitable)
-                            {
-                                if (infinite)
-                                {
-                                    LockSupport.park(this);
-                                }
-                                else
-                                {
-                                    LockSupport.parkNanos(this, deadline - now);
-                                }
-                            }
-                        }
-                    }
-                    waiterInTransport = false;
-                    waiterParked = false;
-                    gaveWay = true;
-                    continue;
-                }
-            }
-            if (!waiting.aborted && waitable)
-            {
-                // the usual way out takes no lock: while it waits, this thread is the EVD's only
-                // consumer (dat_evd_dequeue refuses to run beside it), so the published events
-                // counted after the event is taken are what is left at that moment
-                // one ring for both: a position means nothing in the ring a move replaced it with
-                final EventRing r = ring;
-                final long taken = r.take(event, this, threshold, true);
-                if (taken >= 0)
-                {
-                    waiting.yielding = gaveWay;
-                    waiting.leave();
-                    setNmore(nmore, r.countFrom(taken + 1));
-                    return DatStatus.SUCCESS;
-                }
-            }
-            Locks.lock(lock);
-            try
-            {
-                if (waiting.aborted)
-                {
-                    waiting.thread = null;
-                    throw Errors.abort("the EVD was freed or its IA closed while waiting");
-                }
-                if (!waitable)
-                {
-                    waiting.thread = null;
-                    throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
-                        "the EVD was made unwaitable while waiting");
-                }
-                final long taken = ring.take(event, this, threshold, true);
-                if (taken >= 0)
-                {
-                    waiting.yielding = gaveWay;
-                    waiting.thread = null;
-                    setNmore(nmore, ring.countFrom(taken + 1));
-                }
-                else if (overflowed)
-                {
-                    waiting.thread = null;
-                    throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EVD overflowed and lost events");
-                }
-                else if (Thread.interrupted())
-                {
-                    waiting.thread = null;
-                    setNmore(nmore, ring.count());
-                    throw Errors.interrupted("the waiting thread was interrupted");
-                }
-                else if (System.nanoTime() - deadline >= 0)
-                {
-                    final long left = ring.takeOrCount(event, this, threshold);
-                    waiting.thread = null;
-                    if (left >= 0)
-                    {
-                        setNmore(nmore, ring.countFrom(left + 1));
-                        return DatStatus.SUCCESS;
-                    }
-                    setNmore(nmore, (int) -(left + 1));
-                    return DatStatus.TIMEOUT_EXPIRED;
-                }
-                else
-                {
-                    continue;
-                }
-            }
-            finally
-            {
-                lock.unlock();
-            }
-            return DatStatus.SUCCESS;
-        }
-    }
-
-    private static void setNmore(final DatCount nmore, final int value)
+    static void setNmore(final DatCount nmore, final int value)
     {
         if (nmore != null)
         {
@@ -800,7 +634,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final Thread w = waiting.thread;
         if (w != null)
         {
-            wake(w);
+            waits.wake(w);
         }
     }
 
@@ -850,9 +684,9 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         // a waiter that looked at the old ring while the events were on their way may have
         // parked (it announced itself before it looked): let it look again
         final Thread w = waiting.thread;
-        if (w != null && waiterParked)
+        if (w != null && waits.parked)
         {
-            wake(w);
+            waits.wake(w);
         }
     }
 
@@ -968,7 +802,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final Thread w = waiting.thread;
         if (w != null)
         {
-            wake(w);
+            waits.wake(w);
         }
         final CnoImpl c = cno;
         if (c != null)

@@ -1,0 +1,210 @@
+package io.jdat.engine;
+
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatStatus;
+import io.jdat.engine.channel.TransportPort;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a thread blocks in {@code dat_evd_wait} on one EVD, and how a producer wakes it: the
+ * spin, the yields of a waiter that shares its core, the park (or the block in the transport),
+ * and the protocol between them.
+ *
+ * <p>The EVD ({@link EvdImpl}) checks a wait and registers its thread under its lock; from there
+ * this class runs it. The waiter spins for the IA's {@code evd_spin_us}, looking at the ring's head,
+ * yields its core every {@code evd_spin_yield_ns} (or, after a wait that had to give its core away,
+ * every {@link EvdWaiter#SHARED_CORE_YIELD_NANOS}), then announces that it parks ({@link #parked})
+ * and looks a last time before it parks; a producer publishes its event first, then looks at
+ * {@link #parked}, so one of the two sees the other and no wake-up is lost. A consumer that moves
+ * the transport itself ({@code pollsInline}) polls in its spin and blocks in the transport
+ * ({@link TransportPort#awaitProgress}) rather than in park.
+ */
+final class EvdWait
+{
+    /** Looks at the head's record per round of a spinning {@code dat_evd_wait}. */
+    private static final int SPIN_LOOKS = 8;
+
+    private final EvdImpl evd;
+    private final IaImpl ia;
+    private final long spinNanos;
+    /** The thread in dat_evd_wait, its threshold, the abort: written per wait, on lines of their own. */
+    final EvdWaiter waiter = new EvdWaiter();
+    /** Written only when the waiter parks: producers look at it after every event. */
+    volatile boolean parked;
+    /** The waiter blocks in the transport ({@link TransportPort#awaitProgress}) rather than in park. */
+    private volatile boolean inTransport;
+
+    EvdWait(final EvdImpl evd, final IaImpl ia)
+    {
+        this.evd = evd;
+        this.ia = ia;
+        this.spinNanos = ia.config.evdSpinMicros * 1000L;
+    }
+
+    /** Unparks the waiter, or returns it from the transport it blocks in. */
+    void wake(final Thread w)
+    {
+        LockSupport.unpark(w);
+        if (inTransport && Thread.currentThread() != w)
+        {
+            ia.port().wakeWaiter();
+        }
+    }
+
+    /**
+     * Waits, as the thread {@link EvdImpl#wait} registered in {@link #waiter}, until
+     * {@code threshold} events are queued, the timeout passes, or the EVD is freed, made
+     * unwaitable or overflows; takes the event and leaves.
+     */
+    DatStatus block(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
+    {
+        final boolean infinite = timeoutMicros == io.jdat.Dat.TIMEOUT_INFINITE;
+        final long start = System.nanoTime();
+        final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
+        final long spinUntil = start + spinNanos;
+        final long yieldEvery = waiter.yieldEvery(ia.config.evdSpinYieldNanos, ia.pollsInline);
+        long nextYield = start + yieldEvery;
+        boolean gaveWay = false;
+        boolean polling = ia.pollsInline;
+        while (true)
+        {
+            if (!evd.ring.looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
+                && !Thread.currentThread().isInterrupted())
+            {
+                final long now = System.nanoTime();
+                if (now - deadline < 0)
+                {
+                    if (now - spinUntil < 0)
+                    {
+                        if (ia.pollsInline)
+                        {
+                            ia.port().poll(evd);
+                        }
+                        if (yieldEvery > 0 && now - nextYield >= 0)
+                        {
+                            // a peer sharing this core gets it now, not after the whole spin
+                            Thread.yield();
+                            gaveWay = true;
+                            nextYield = System.nanoTime() + yieldEvery;
+                        }
+                        // the record at the head, several times between the clock and the flags,
+                        // so that the first look after it lands comes soon; a consumer that moves
+                        // the transport itself looks once, since only its next poll brings one
+                        final int looks = ia.pollsInline ? 1 : SPIN_LOOKS;
+                        for (int i = 0; i < looks && !evd.ring.looksReady(threshold); i++)
+                        {
+                            Thread.onSpinWait();
+                        }
+                        continue;
+                    }
+                    parked = true;
+                    inTransport = ia.pollsInline;
+                    // re-check after announcing the park, so a producer cannot miss us; a ring
+                    // that a resize is moving may look empty: no park until the resize is done
+                    // (it looks for a parked waiter once it is)
+                    if (!evd.ring.ready(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                    {
+                        // block in the transport, making progress there, when it can; else park
+                        if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
+                        {
+                            inTransport = false;
+                            if (polling)
+                            {
+                                // the transport must not count on this thread any more
+                                polling = false;
+                                ia.port().pollingStopped();
+                            }
+                            if (!evd.ring.ready(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                            {
+                                if (infinite)
+                                {
+                                    LockSupport.park(evd);
+                                }
+                                else
+                                {
+                                    LockSupport.parkNanos(evd, deadline - now);
+                                }
+                            }
+                        }
+                    }
+                    inTransport = false;
+                    parked = false;
+                    gaveWay = true;
+                    continue;
+                }
+            }
+            if (!waiter.aborted && evd.waitable)
+            {
+                // the usual way out takes no lock: while it waits, this thread is the EVD's only
+                // consumer (dat_evd_dequeue refuses to run beside it), so the published events
+                // counted after the event is taken are what is left at that moment
+                // one ring for both: a position means nothing in the ring a move replaced it with
+                final EventRing r = evd.ring;
+                final long taken = r.take(event, evd, threshold, true);
+                if (taken >= 0)
+                {
+                    waiter.yielding = gaveWay;
+                    waiter.leave();
+                    EvdImpl.setNmore(nmore, r.countFrom(taken + 1));
+                    return DatStatus.SUCCESS;
+                }
+            }
+            Locks.lock(evd.lock);
+            try
+            {
+                if (waiter.aborted)
+                {
+                    waiter.thread = null;
+                    throw Errors.abort("the EVD was freed or its IA closed while waiting");
+                }
+                if (!evd.waitable)
+                {
+                    waiter.thread = null;
+                    throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+                        "the EVD was made unwaitable while waiting");
+                }
+                final long taken = evd.ring.take(event, evd, threshold, true);
+                if (taken >= 0)
+                {
+                    waiter.yielding = gaveWay;
+                    waiter.thread = null;
+                    EvdImpl.setNmore(nmore, evd.ring.countFrom(taken + 1));
+                }
+                else if (evd.overflowed)
+                {
+                    waiter.thread = null;
+                    throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EVD overflowed and lost events");
+                }
+                else if (Thread.interrupted())
+                {
+                    waiter.thread = null;
+                    EvdImpl.setNmore(nmore, evd.ring.count());
+                    throw Errors.interrupted("the waiting thread was interrupted");
+                }
+                else if (System.nanoTime() - deadline >= 0)
+                {
+                    final long left = evd.ring.takeOrCount(event, evd, threshold);
+                    waiter.thread = null;
+                    if (left >= 0)
+                    {
+                        EvdImpl.setNmore(nmore, evd.ring.countFrom(left + 1));
+                        return DatStatus.SUCCESS;
+                    }
+                    EvdImpl.setNmore(nmore, (int) -(left + 1));
+                    return DatStatus.TIMEOUT_EXPIRED;
+                }
+                else
+                {
+                    continue;
+                }
+            }
+            finally
+            {
+                evd.lock.unlock();
+            }
+            return DatStatus.SUCCESS;
+        }
+    }
+}
