@@ -148,27 +148,73 @@ final class RequestQueue
                 wr.local.clear();
                 throw e;
             }
-            wr.op = op;
-            wr.flags = flags;
-            wr.cookie = cookie;
-            wr.state = WorkRequest.QUEUED;
-            wr.solicited = (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0;
-            if (remote != null)
+            if (head != tail || op == WorkRequest.READ || !sendIdle(c, wr.local, op, flags, cookie, remote))
             {
-                wr.remoteStag = remote.rmrContext;
-                wr.remoteTo = remote.targetAddress;
-                wr.remoteLength = op == WorkRequest.READ ? remote.segmentLength : wr.local.total;
+                queue(c, wr, op, flags, cookie, remote);
             }
-            tail++;
-            tailSlot = next(tailSlot);
-            startReady(c);
             flush = c.channel;
         }
         finally
         {
             ep.lock.unlock();
         }
+        // what startReady handed on, and anything left to this thread by a Send it placed
         flush.flush();
+    }
+
+    /** Puts a validated request into the ring at the tail and starts what can start. Lock held. */
+    private void queue(final Connection c, final WorkRequest wr, final int op, final int flags, final long cookie,
+        final RmrTriplet remote)
+    {
+        wr.op = op;
+        wr.flags = flags;
+        wr.cookie = cookie;
+        wr.state = WorkRequest.QUEUED;
+        wr.solicited = (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0;
+        if (remote != null)
+        {
+            wr.remoteStag = remote.rmrContext;
+            wr.remoteTo = remote.targetAddress;
+            wr.remoteLength = op == WorkRequest.READ ? remote.segmentLength : wr.local.total;
+        }
+        tail++;
+        tailSlot = next(tailSlot);
+        startReady(c);
+    }
+
+    /**
+     * A Send or Write posted to an idle queue, placed by the channel within this post
+     * ({@link Channel#sendNow}): it completes at once, so it never enters the ring. Nothing is
+     * before it to complete first (idle), nothing after it can be posted before the lock is let
+     * go, and a flush or a disconnect, which take the lock, find the queue as idle as before the
+     * post: the request is complete before either can look. Its local segments were validated
+     * into the free slot at the tail ({@code l}), which is emptied again. False, with nothing
+     * sent and the slot as filled, when the channel does not place it now: the caller queues it
+     * the usual way. Lock held.
+     */
+    private boolean sendIdle(final Connection c, final Segments l, final int op, final int flags,
+        final long cookie, final RmrTriplet remote)
+    {
+        if ((flags & CompletionFlags.BARRIER_FENCE_FLAG) != 0 && !c.outstandingReads.isEmpty())
+        {
+            return false;
+        }
+        final boolean placed = op == WorkRequest.WRITE
+            ? sendNow(c.channel, l, RdmapOpcode.RDMA_WRITE, 0, remote.rmrContext, remote.targetAddress)
+            : sendNow(c.channel, l, (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0 ? RdmapOpcode.SEND_WITH_SE
+                : RdmapOpcode.SEND, c.sendMsn, 0, 0);
+        if (!placed)
+        {
+            return false;
+        }
+        if (op == WorkRequest.SEND)
+        {
+            c.sendMsn++;
+        }
+        final long length = l.total;
+        l.clear();
+        completeRequestEvent(cookie, flags, DtoStatus.SUCCESS, length);
+        return true;
     }
 
     private void checkLengths(final int op, final long local, final RmrTriplet remote)
@@ -326,7 +372,17 @@ final class RequestQueue
      */
     private boolean sendNow(final Channel ch, final WorkRequest wr)
     {
-        final Segments l = wr.local;
+        if (wr.op == WorkRequest.WRITE)
+        {
+            return sendNow(ch, wr.local, RdmapOpcode.RDMA_WRITE, 0, wr.remoteStag, wr.remoteTo);
+        }
+        return sendNow(ch, wr.local, wr.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND, wr.msn, 0, 0);
+    }
+
+    /** {@link #sendNow(Channel, WorkRequest)} of a message's parts. Lock held. */
+    private boolean sendNow(final Channel ch, final Segments l, final int opcode, final int msn, final int stag,
+        final long to)
+    {
         if (l.count > 1 || ep.state != EpState.CONNECTED || !ep.lock.placing())
         {
             return false;
@@ -337,12 +393,7 @@ final class RequestQueue
         final long len = one ? l.length(0) : 0;
         try
         {
-            if (wr.op == WorkRequest.WRITE)
-            {
-                return ch.sendNow(RdmapOpcode.RDMA_WRITE, 0, wr.remoteStag, wr.remoteTo, mem, off, len);
-            }
-            return ch.sendNow(wr.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND, wr.msn, 0, 0, mem, off,
-                len);
+            return ch.sendNow(opcode, msn, stag, to, mem, off, len);
         }
         finally
         {
