@@ -64,8 +64,9 @@ final class EvdWait
         final long start = System.nanoTime();
         final long deadline = infinite ? Long.MAX_VALUE : start + timeoutMicros * 1000L;
         final long spinUntil = start + spinNanos;
-        final long yieldEvery = waiter.yieldEvery(ia.config.evdSpinYieldNanos, ia.pollsInline);
-        long nextYield = start + yieldEvery;
+        final long configured = ia.config.evdSpinYieldNanos;
+        long yieldEvery = waiter.yieldEvery(configured, ia.pollsInline);
+        long nextYield = waiter.firstYield(start, yieldEvery, configured);
         boolean gaveWay = false;
         boolean polling = ia.pollsInline;
         while (true)
@@ -85,9 +86,12 @@ final class EvdWait
                         if (yieldEvery > 0 && now - nextYield >= 0)
                         {
                             // a peer sharing this core gets it now, not after the whole spin
+                            final long before = System.nanoTime();
                             Thread.yield();
-                            gaveWay = true;
-                            nextYield = System.nanoTime() + yieldEvery;
+                            final long after = System.nanoTime();
+                            gaveWay |= EvdWaiter.gaveWay(after - before, configured);
+                            yieldEvery = EvdWaiter.nextYieldEvery(yieldEvery, after - before, configured);
+                            nextYield = after + yieldEvery;
                         }
                         // the record at the head, several times between the clock and the flags,
                         // so that the first look after it lands comes soon; a consumer that moves

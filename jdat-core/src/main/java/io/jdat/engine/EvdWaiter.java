@@ -15,6 +15,11 @@ final class EvdWaiter extends EvdWaiterWords
 {
     /** How often a wait yields after one that gave its core away ({@link #yielding}), nanoseconds. */
     static final long SHARED_CORE_YIELD_NANOS = 1_000L;
+    /**
+     * A {@code Thread.yield} that returns sooner than this, nanoseconds, ran no other thread: the core
+     * was free, so the waiter's peer was not waiting for it.
+     */
+    static final long FREE_CORE_NANOS = 1_000L;
     private static final VarHandle THREAD;
 
     static
@@ -51,6 +56,39 @@ final class EvdWaiter extends EvdWaiterWords
         return configured > 0 || pollsInline || !yielding ? configured : SHARED_CORE_YIELD_NANOS;
     }
 
+    /**
+     * When this wait first yields, given its start and {@link #yieldEvery}: at once where the EVD's
+     * last wait had to give its core away and the IA sets no {@code evd_spin_yield_ns} (a peer on this
+     * core answers only once this thread lets it run, so a spin before the yield is time lost on every
+     * half round trip), else after one interval.
+     */
+    long firstYield(final long start, final long every, final long configured)
+    {
+        return yielding && configured == 0 ? start : start + every;
+    }
+
+    /**
+     * Whether a yield that took {@code tookNanos} gave the core away: one that returned within
+     * {@link #FREE_CORE_NANOS} ran nobody else. Where the IA sets {@code evd_spin_yield_ns}, every
+     * yield counts, as it always did there.
+     */
+    static boolean gaveWay(final long tookNanos, final long configured)
+    {
+        return configured > 0 || tookNanos >= FREE_CORE_NANOS;
+    }
+
+    /**
+     * The interval to the next yield after one that took {@code tookNanos}: unchanged after a yield
+     * that gave the core away, or where the IA sets {@code evd_spin_yield_ns}; doubled (from
+     * {@link #SHARED_CORE_YIELD_NANOS}) after one that nobody took, since the peer is then not waiting
+     * for this core, and yields that cost a system call each would only delay the look that finds
+     * its answer.
+     */
+    static long nextYieldEvery(final long every, final long tookNanos, final long configured)
+    {
+        return gaveWay(tookNanos, configured) ? every : Math.max(SHARED_CORE_YIELD_NANOS, 2 * every);
+    }
+
     @SuppressWarnings("unused")
     private long q0;
     @SuppressWarnings("unused")
@@ -79,14 +117,15 @@ abstract class EvdWaiterWords extends EvdWaiterPadding
     /** Set when the EVD is destroyed under the waiter: it returns {@code DAT_ABORT}. */
     volatile boolean aborted;
     /**
-     * Whether the last wait that got its event had parked or yielded first (written by the waiter
-     * only). When two threads of a
-     * ping-pong end up on one core, each one's answer can come only once the other stops spinning:
-     * a spin that never yields makes every half round trip a whole spin and a park, and both
-     * threads stay in that state. A wait after one that had to give its core away therefore
-     * yields every {@link EvdWaiter#SHARED_CORE_YIELD_NANOS} (after a spin of that long); the first wait
-     * that gets its event without yielding ends it, so threads on cores of their own, whose
-     * answers come within it, never yield.
+     * Whether the last wait that got its event had given its core away first: parked, or yielded
+     * to a thread that took the core ({@link EvdWaiter#gaveWay}) (written by the waiter only). When
+     * two threads of a ping-pong end up on one core, each one's answer can come only once the other
+     * stops spinning: a spin that never yields makes every half round trip a whole spin and a park,
+     * and both threads stay in that state. A wait after one that had to give its core away therefore
+     * yields at once and then every {@link EvdWaiter#SHARED_CORE_YIELD_NANOS}; a yield that nobody
+     * took spaces the next ones out, and a wait that gets its event without giving its core away
+     * ends it, so threads on cores of their own, whose answers come within a microsecond, pay at
+     * most one yield's system call after a stray park.
      */
     boolean yielding;
 }

@@ -119,4 +119,37 @@ class EvdSharedCoreYieldTest
             ia.close(CloseFlags.ABRUPT_FLAG);
         }
     }
+
+    @Test
+    void aWaitAfterOneThatGaveItsCoreAwayYieldsAtOnce() throws Exception
+    {
+        final InterfaceAdapter ia = open("");
+        try
+        {
+            final EventDispatcher evd = ia.evdCreate(4, null, EvdFlags.SOFTWARE_FLAG);
+            final EvdWaiter w = waiterOf(evd);
+            assertEquals(1_100, w.firstYield(100, 1_000, 0), "a fresh EVD's wait spins before a yield");
+            waitThroughAPark(evd);
+            assertEquals(100, w.firstYield(100, EvdWaiter.SHARED_CORE_YIELD_NANOS, 0),
+                "after a wait that parked, the next one yields before it spins");
+            assertEquals(1_100, w.firstYield(100, 1_000, 1_000), "an IA's own evd_spin_yield_ns keeps its cadence");
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+    }
+
+    @Test
+    void aYieldNobodyTookIsNotAGivenCore()
+    {
+        assertFalse(EvdWaiter.gaveWay(EvdWaiter.FREE_CORE_NANOS - 1, 0),
+            "a yield that returned at once ran nobody: the peer is not on this core");
+        assertTrue(EvdWaiter.gaveWay(EvdWaiter.FREE_CORE_NANOS, 0), "a yield that another thread took");
+        assertTrue(EvdWaiter.gaveWay(0, 1_000), "with evd_spin_yield_ns every yield counts, as before");
+        assertEquals(2_000, EvdWaiter.nextYieldEvery(1_000, 300, 0), "a yield nobody took spaces the next out");
+        assertEquals(4_000, EvdWaiter.nextYieldEvery(2_000, 300, 0));
+        assertEquals(1_000, EvdWaiter.nextYieldEvery(1_000, 5_000, 0), "a yield another thread took keeps the cadence");
+        assertEquals(1_000, EvdWaiter.nextYieldEvery(1_000, 300, 1_000), "evd_spin_yield_ns keeps its cadence");
+    }
 }
