@@ -27,6 +27,8 @@ final class PerfClient
     private final Histogram rtt;
     private final boolean corrupt;
     private Allocated allocated;
+    /** The server JVM's compilation time in milliseconds at its last DONE, -1 before or where not reported. */
+    private long serverCompileMillis = -1;
 
     /**
      * The heap bytes the client's and the server's measuring threads allocated in one jdat
@@ -119,6 +121,7 @@ final class PerfClient
     private long finish(final RowSpec row, final long before, final long after)
     {
         final Message done = side.ctrl.call(Message.of("CHECK").flag("corrupt", corrupt).build()).expect("DONE");
+        noteServerCompileMillis(done);
         allocated = new Allocated(before < 0 || after < 0 ? -1 : after - before, done.getLong("alloc"), row.total());
         if (PerfServer.receivesData(row, true))
         {
@@ -131,6 +134,20 @@ final class PerfClient
                 row + ": the client's destination buffer");
         }
         return done.getLong("nanos");
+    }
+
+    private void noteServerCompileMillis(final Message done)
+    {
+        serverCompileMillis = Long.parseLong(done.get("jit", "-1"));
+    }
+
+    /**
+     * The server JVM's total compilation time in milliseconds as its last DONE reported it; -1
+     * before the first or where the server does not report it.
+     */
+    long serverCompileMillis()
+    {
+        return serverCompileMillis;
     }
 
     /** What the last jdat measurement allocated on both sides (null before the first). */
@@ -184,6 +201,7 @@ final class PerfClient
                 mine = Harness.bandwidth(end, row, true, timeout);
             }
             final Message done = side.ctrl.receive().expect("DONE");
+            noteServerCompileMillis(done);
             return new long[] {mine, done.getLong("nanos")};
         }
     }

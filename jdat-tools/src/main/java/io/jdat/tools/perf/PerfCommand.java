@@ -343,7 +343,14 @@ public final class PerfCommand implements Callable<Integer>
                 out.println("baseline " + plan.baseline.name() + ": " + plan.baseline.description()
                     + "; ratio = jdat / baseline");
             }
-            warmUp(client, plan);
+            final boolean serverHere = where != null;
+            final WarmUp.Result warm = WarmUp.run(() -> warmUp(client, plan), () ->
+            {
+                final long mine = WarmUp.thisJvmCompileMillis();
+                final long theirs = serverHere ? 0 : client.serverCompileMillis();
+                return mine < 0 || theirs < 0 ? -1 : mine + theirs;
+            }, WarmUp.QUIET_MILLIS, WarmUp.QUIET_PASSES, WarmUp.MAX_PASSES, WarmUp.MAX_NANOS, System::nanoTime);
+            out.println(warm.describe());
             final Table table = new Table(out, plan.baseline != null);
             final Progress progress = new Progress(plan.measurements());
             long seed = 1;
@@ -430,8 +437,9 @@ public final class PerfCommand implements Callable<Integer>
     }
 
     /**
-     * Runs every test of the plan once at a small size, unmeasured, so that the first rows of
-     * the table are not the JIT compiler's.
+     * Runs every test of the plan once at a small size, unmeasured: one pass of the warm-up,
+     * which {@link WarmUp} repeats until the JIT compiler is quiet, so that the rows of the
+     * table, jdat's and the baseline's alike, are not the compiler's.
      */
     private void warmUp(final PerfClient client, final Plan plan)
     {

@@ -119,7 +119,8 @@ final class PerfServer
             Pattern.verify(side.memory, side.dst(), checked, row.clientSeed(),
                 row + ": the server's destination buffer");
         }
-        side.ctrl.send(Message.of("DONE").with("nanos", nanos).with("alloc", allocated).build());
+        side.ctrl.send(Message.of("DONE").with("nanos", nanos).with("alloc", allocated)
+            .with("jit", WarmUp.thisJvmCompileMillis()).build());
     }
 
     /** The bytes this thread allocated since the reading {@code before}; -1 where they are not counted. */
@@ -218,7 +219,7 @@ final class PerfServer
             {
                 nanos = Harness.bandwidth(end, row, false, timeout);
             }
-            side.ctrl.send(Message.of("DONE").with("nanos", nanos).build());
+            side.ctrl.send(Message.of("DONE").with("nanos", nanos).with("jit", WarmUp.thisJvmCompileMillis()).build());
         }
     }
 }
