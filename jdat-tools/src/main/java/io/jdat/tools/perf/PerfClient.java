@@ -138,7 +138,8 @@ final class PerfClient
 
     private void noteServerCompileMillis(final Message done)
     {
-        serverCompileMillis = Long.parseLong(done.get("jit", "-1"));
+        // absent from a server that does not report it; a field that is not a number is refused
+        serverCompileMillis = done.get("jit", null) == null ? -1 : done.getLong("jit");
     }
 
     /**
