@@ -449,15 +449,24 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(DatArg.EVD_WAIT_EVENT, "event is null");
         }
-        if (waitable && waiting.thread == null && !overflowed && (threshold == 1 || !consumerControlled()))
+        if (waiting.thread == null && !overflowed && (threshold == 1 || !consumerControlled())
+            && waiting.enterQuick())
         {
-            // an event already queued: taken without the lock, as dat_evd_dequeue takes it
-            final EventRing r = ring;
-            final long taken = r.take(event, this, threshold, true);
-            if (taken >= 0)
+            // an event already queued: taken without the lock, as dat_evd_dequeue takes it, while
+            // dat_evd_set_unwaitable waits for this take to end before the EVD becomes unwaitable
+            try
             {
-                setNmore(nmore, r.countFrom(taken + 1));
-                return DatStatus.SUCCESS;
+                final EventRing r = ring;
+                final long taken = r.take(event, this, threshold, true);
+                if (taken >= 0)
+                {
+                    setNmore(nmore, r.countFrom(taken + 1));
+                    return DatStatus.SUCCESS;
+                }
+            }
+            finally
+            {
+                waiting.leaveQuick();
             }
         }
         boolean popped = false;
@@ -621,10 +630,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     {
         checkLive();
         // under the lock: a waiter deciding under it sees waitable stand still, as producers no
-        // longer take the lock and cannot be what orders the two
+        // longer take the lock and cannot be what orders the two. A wait taking a queued event
+        // without the lock ends first: it read the flag before this set, so its take must also come
+        // before it, or an event arrives after the set and an unwaitable EVD hands it to a waiter
         Locks.lock(lock);
         try
         {
+            waiting.closeQuick();
             waitable = false;
         }
         finally
@@ -646,6 +658,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         try
         {
             waitable = true;
+            waiting.openQuick();
         }
         finally
         {

@@ -139,14 +139,24 @@ final class EvdWait
                     continue;
                 }
             }
-            if (!waiter.aborted && evd.waitable)
+            if (!waiter.aborted && waiter.enterQuick())
             {
                 // the usual way out takes no lock: while it waits, this thread is the EVD's only
                 // consumer (dat_evd_dequeue refuses to run beside it), so the published events
-                // counted after the event is taken are what is left at that moment
+                // counted after the event is taken are what is left at that moment; a
+                // dat_evd_set_unwaitable either closed this way first (the lock decides below)
+                // or waits for this take to end
                 // one ring for both: a position means nothing in the ring a move replaced it with
                 final EventRing r = evd.ring;
-                final long taken = r.take(event, evd, threshold, true);
+                final long taken;
+                try
+                {
+                    taken = r.take(event, evd, threshold, true);
+                }
+                finally
+                {
+                    waiter.leaveQuick();
+                }
                 if (taken >= 0)
                 {
                     waiter.yielding = gaveWay;

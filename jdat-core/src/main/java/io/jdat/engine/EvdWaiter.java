@@ -20,13 +20,17 @@ final class EvdWaiter extends EvdWaiterWords
      * was free, so the waiter's peer was not waiting for it.
      */
     static final long FREE_CORE_NANOS = 1_000L;
+    /** The bit of {@link EvdWaiterWords#quickTakers} that closes the lock-free take. */
+    private static final int QUICK_CLOSED = Integer.MIN_VALUE;
     private static final VarHandle THREAD;
+    private static final VarHandle QUICK;
 
     static
     {
         try
         {
             THREAD = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "thread", Thread.class);
+            QUICK = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "quickTakers", int.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -43,6 +47,56 @@ final class EvdWaiter extends EvdWaiterWords
     void leave()
     {
         THREAD.setRelease(this, (Thread) null);
+    }
+
+    /**
+     * A {@code dat_evd_wait} that would take a queued event without the EVD lock enters here; false
+     * if {@code dat_evd_set_unwaitable} has closed that way (the wait then decides under the lock).
+     * One atomic add: the count and the closed bit are one word, so a set either sees this taker
+     * and waits for it, or this taker sees the set.
+     */
+    boolean enterQuick()
+    {
+        if ((int) QUICK.getAndAdd(this, 1) < 0)
+        {
+            QUICK.getAndAdd(this, -1);
+            return false;
+        }
+        return true;
+    }
+
+    /** The lock-free take is over, with or without its event. */
+    void leaveQuick()
+    {
+        QUICK.getAndAdd(this, -1);
+    }
+
+    /**
+     * Closes the lock-free take and waits for the takers already in it (each is a bounded look at
+     * the ring): once this returns, no wait takes an event without first seeing, under the EVD
+     * lock, what the caller changes next. Called with the EVD lock held.
+     */
+    void closeQuick()
+    {
+        QUICK.getAndBitwiseOr(this, QUICK_CLOSED);
+        for (int spins = 0; ((int) QUICK.getVolatile(this) & ~QUICK_CLOSED) != 0; spins++)
+        {
+            if (spins < 100)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                // a taker's thread lost its core in the middle of its look
+                Thread.yield();
+            }
+        }
+    }
+
+    /** Opens the lock-free take again. Called with the EVD lock held. */
+    void openQuick()
+    {
+        QUICK.getAndBitwiseAnd(this, ~QUICK_CLOSED);
     }
 
     /**
@@ -128,6 +182,11 @@ abstract class EvdWaiterWords extends EvdWaiterPadding
      * most one yield's system call after a stray park.
      */
     boolean yielding;
+    /**
+     * The waits taking a queued event without the EVD lock right now, and in its sign bit whether
+     * {@code dat_evd_set_unwaitable} has closed that way ({@link EvdWaiter#enterQuick}).
+     */
+    volatile int quickTakers;
 }
 
 /** The 64 bytes ahead of {@link EvdWaiterWords}. */

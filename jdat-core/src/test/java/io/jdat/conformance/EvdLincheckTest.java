@@ -8,7 +8,10 @@ import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
 import io.jdat.EvdParam;
 import io.jdat.EvdState;
+import java.lang.reflect.Method;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -16,6 +19,8 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -146,6 +151,45 @@ public class EvdLincheckTest
             .actorsAfter(1)
             .sequentialSpecification(Model.class)
             .check(EvdLincheckTest.class);
+    }
+
+    /**
+     * {@code dat_evd_set_unwaitable} racing a wait that finds its events already queued (the wait
+     * that takes them without the EVD lock), and the event that completes the threshold posted after
+     * the EVD became unwaitable: the wait either returns before the EVD became unwaitable, with the
+     * count it saw then, or is refused. A wait that looked at the waitable flag before the set, and
+     * at the queue after the post, returned an event from an unwaitable EVD.
+     */
+    @Test
+    void unwaitableRacingQueuedWait()
+    {
+        final ModelCheckingOptions options = new ModelCheckingOptions()
+            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
+            .iterations(0)
+            .invocationsPerIteration(LONG ? 5_000 : 1_000)
+            .sequentialSpecification(Model.class);
+        for (final int threshold : new int[] {1, 2})
+        {
+            options.addCustomScenario(new ExecutionScenario(
+                threshold == 1 ? List.of() : List.of(actor("postSe", 5)),
+                List.of(List.of(actor("setUnwaitable"), actor("postSe", 6)), List.of(actor("waitNow", threshold))),
+                List.of(actor("waitable")),
+                actor("free")));
+        }
+        options.check(EvdLincheckTest.class);
+    }
+
+    /** An operation of this class as a Lincheck actor, with its arguments. */
+    private static Actor actor(final String name, final Object... args)
+    {
+        for (final Method m : EvdLincheckTest.class.getMethods())
+        {
+            if (m.getName().equals(name) && m.getParameterCount() == args.length)
+            {
+                return new Actor(m, new ArrayList<>(List.of(args)), false, false, false, false, false);
+            }
+        }
+        throw new AssertionError("no operation " + name);
     }
 
     @Test
