@@ -16,7 +16,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The {@code shm} baseline: the same bytes between the same two processes through one shared
+ * The {@code shm} baseline: the same bytes between jdat's two ends (two threads of one process, or
+ * the two processes of {@code --listen}/{@code --connect}) through one shared
  * mapped file, plain Java: a ring of slots each way, the sender copies into a slot and publishes
  * its head with a release store, the receiver spins on it with acquire loads and copies out.
  * <pre>
@@ -42,7 +43,8 @@ public final class ShmBaseline implements Baseline
     @Override
     public String description()
     {
-        return "plain Java mapped-file rings (release/acquire spin) + copy in and out, same two processes";
+        return "plain Java mapped-file rings (release/acquire spin) + copy in and out, between jdat's two ends "
+            + "(its two threads, or its two processes with --listen/--connect)";
     }
 
     private static long stride(final long size)

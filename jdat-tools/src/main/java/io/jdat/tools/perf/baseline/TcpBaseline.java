@@ -41,7 +41,7 @@ public final class TcpBaseline implements Baseline
     public String description()
     {
         return "plain Java TCP (SocketChannel, TCP_NODELAY; busy-polled where jdat polls, blocking where jdat "
-            + "waits), same two processes";
+            + "waits), between jdat's two ends (its two threads, or its two processes with --listen/--connect)";
     }
 
     @Override
