@@ -15,7 +15,9 @@ import java.util.zip.CRC32C;
  *
  * <p>A message becomes one FPDU per DDP segment; each FPDU stays within the configured maximum
  * FPDU length, so a payload is cut into segments of at most {@link #maxSegmentPayload(int)}
- * bytes. Untagged messages (Send, Send with SE on queue 0, Read Request on queue 1) carry the
+ * bytes: the fewest that carry it, of near-equal length (RFC 5041 lets a sender cut a message
+ * anywhere within the bound; a short last segment would cost the receiver a read of its own).
+ * Untagged messages (Send, Send with SE on queue 0, Read Request on queue 1) carry the
  * message's MSN and an MO that advances by each segment's payload; tagged ones (RDMA Write, Read
  * Response) carry the message's STag and a TO that advances the same way. Only the last segment
  * has L set; an empty message is one FPDU. A Read Request is always one FPDU with no payload.
@@ -34,6 +36,12 @@ import java.util.zip.CRC32C;
  */
 public final class FpduEncoder
 {
+    /**
+     * Segments of a message cut in several are a multiple of this many bytes where the bound
+     * allows: no pad, and each one's payload starts as aligned in the target as the message does.
+     */
+    private static final int SEGMENT_ALIGNMENT = 8;
+
     private final boolean crcEnabled;
     private final int maxFpduLength;
     private final int maxUlpduLength;
@@ -295,9 +303,24 @@ public final class FpduEncoder
             || opcode == RdmapOpcode.RDMA_READ_REQUEST || opcode == RdmapOpcode.RDMA_READ_RESPONSE;
     }
 
+    /**
+     * The payload of the next segment: all that is left when it fits one; otherwise an even share
+     * of it over the fewest segments that can carry it, rounded up to {@link #SEGMENT_ALIGNMENT}
+     * while that still fits, so that no short segment trails full ones (65,536 bytes of RDMA Write
+     * under a 64 KiB bound go as 32,768 and 32,768, not 65,516 and 20).
+     */
     private int nextSegmentPayload()
     {
-        return (int) Math.min(total - done, maxUlpduLength - headerLength);
+        final long rest = total - done;
+        final int max = maxUlpduLength - headerLength;
+        if (rest <= max)
+        {
+            return (int) rest;
+        }
+        final long segments = (rest + max - 1) / max;
+        final long even = (rest + segments - 1) / segments;
+        final long rounded = (even + SEGMENT_ALIGNMENT - 1) & -SEGMENT_ALIGNMENT;
+        return (int) (rounded <= max ? rounded : even);
     }
 
     private void writeSegment(final ByteBuffer dst)

@@ -60,6 +60,22 @@ record Event(Kind kind, boolean last, boolean solicited, int msn, int mo, int st
         throw new IllegalArgumentException("max FPDU " + maxFpdu);
     }
 
+    /**
+     * The next segment's payload when {@code rest} bytes are left and a segment carries at most
+     * {@code max}: the fewest segments, of even length, each a multiple of 8 while that fits.
+     */
+    static int segmentPayload(final int rest, final int max)
+    {
+        int segments = 1;
+        while ((long) segments * max < rest)
+        {
+            segments++;
+        }
+        final int even = rest / segments + (rest % segments == 0 ? 0 : 1);
+        final int rounded = even % 8 == 0 ? even : even + 8 - even % 8;
+        return segments == 1 ? rest : rounded <= max ? rounded : even;
+    }
+
     /** The segments a correct encoder with this FPDU bound makes of {@code m}, as the peer sees them. */
     static List<Event> expected(final TestMessage m, final int maxFpdu)
     {
@@ -74,7 +90,7 @@ record Event(Kind kind, boolean last, boolean solicited, int msn, int mo, int st
         int offset = 0;
         do
         {
-            final int n = Math.min(perSegment, m.payload.length - offset);
+            final int n = segmentPayload(m.payload.length - offset, perSegment);
             final boolean last = offset + n == m.payload.length;
             final byte[] piece = Arrays.copyOfRange(m.payload, offset, offset + n);
             events.add(switch (m.opcode)

@@ -151,17 +151,49 @@ class FpduCodecTest
         final RecordingHandler handler = new RecordingHandler();
         Feeder.feed(new FpduDecoder(false), handler, sends);
         assertEquals(List.of(
-            Event.send(9, 0, false, false, java.util.Arrays.copyOfRange(payload, 0, 1424)),
-            Event.send(9, 1424, false, false, java.util.Arrays.copyOfRange(payload, 1424, 2848)),
-            Event.send(9, 2848, true, false, java.util.Arrays.copyOfRange(payload, 2848, 3000))), handler.events);
+            Event.send(9, 0, false, false, java.util.Arrays.copyOfRange(payload, 0, 1000)),
+            Event.send(9, 1000, false, false, java.util.Arrays.copyOfRange(payload, 1000, 2000)),
+            Event.send(9, 2000, true, false, java.util.Arrays.copyOfRange(payload, 2000, 3000))), handler.events);
 
         final byte[] writes = Streams.encode(encoder, List.of(TestMessage.write(0x77, -1000L, payload)));
         final RecordingHandler tagged = new RecordingHandler();
         Feeder.feed(new FpduDecoder(false), tagged, writes);
         assertEquals(List.of(
-            Event.write(0x77, -1000L, false, java.util.Arrays.copyOfRange(payload, 0, 1428)),
-            Event.write(0x77, 428L, false, java.util.Arrays.copyOfRange(payload, 1428, 2856)),
-            Event.write(0x77, 1856L, true, java.util.Arrays.copyOfRange(payload, 2856, 3000))), tagged.events);
+            Event.write(0x77, -1000L, false, java.util.Arrays.copyOfRange(payload, 0, 1000)),
+            Event.write(0x77, 0L, false, java.util.Arrays.copyOfRange(payload, 1000, 2000)),
+            Event.write(0x77, 1000L, true, java.util.Arrays.copyOfRange(payload, 2000, 3000))), tagged.events);
+    }
+
+    @Test
+    void aMessageOfSeveralSegmentsIsCutEvenlyWithNoShortTail()
+    {
+        final FpduEncoder encoder = new FpduEncoder(true);
+        final byte[] payload = randomBytes(new Random(2), 65536);
+        final RecordingHandler handler = new RecordingHandler();
+        Feeder.feed(new FpduDecoder(true), handler,
+            Streams.encode(encoder, List.of(TestMessage.write(0x55, 4096L, payload))));
+        assertEquals(List.of(
+            Event.write(0x55, 4096L, false, java.util.Arrays.copyOfRange(payload, 0, 32768)),
+            Event.write(0x55, 4096L + 32768, true, java.util.Arrays.copyOfRange(payload, 32768, 65536))),
+            handler.events, "64 KiB under a 64 KiB bound: two halves, not 65,516 and 20");
+
+        for (final int maxFpdu : new int[] {Fpdu.MIN_MAX_FPDU_LENGTH, 1448, Fpdu.DEFAULT_MAX_FPDU_LENGTH})
+        {
+            for (final int size : new int[] {65536, 65537, 1 << 20, (1 << 20) + 3, 200003})
+            {
+                final FpduEncoder cutter = new FpduEncoder(false, maxFpdu);
+                final int max = cutter.maxSegmentPayload(RdmapOpcode.RDMA_WRITE);
+                final RecordingHandler segments = new RecordingHandler();
+                Feeder.feed(new FpduDecoder(false), segments,
+                    Streams.encode(cutter, List.of(TestMessage.write(1, 0L, new byte[size]))));
+                assertEquals((size + max - 1) / max, segments.events.size(), "fewest segments " + maxFpdu + "/" + size);
+                final int smallest = segments.events.stream().mapToInt(e -> e.payload().length).min().orElseThrow();
+                final int largest = segments.events.stream().mapToInt(e -> e.payload().length).max().orElseThrow();
+                assertTrue(largest <= max, "within the bound");
+                assertTrue(largest - smallest <= 64 && smallest * 2 > largest,
+                    "near-equal segments " + maxFpdu + "/" + size + ": " + smallest + " to " + largest);
+            }
+        }
     }
 
     @Test
@@ -172,18 +204,18 @@ class FpduCodecTest
         assertFalse(encoder.inProgress());
         encoder.begin(TestMessage.send(1, new byte[1500]));
         assertTrue(encoder.inProgress());
-        assertEquals(1448, encoder.nextFpduLength());
+        assertEquals(Fpdu.fpduLength(18 + 752), encoder.nextFpduLength(), "two even segments, 752 and 748");
         final ByteBuffer small = ByteBuffer.allocateDirect(1500);
-        small.position(100);
-        assertFalse(encoder.encode(small), "1400 bytes left: the first FPDU does not fit");
-        assertEquals(100, small.position());
+        small.position(800);
+        assertFalse(encoder.encode(small), "700 bytes left: the first FPDU does not fit");
+        assertEquals(800, small.position());
         small.clear();
-        assertFalse(encoder.encode(small));
-        assertEquals(1448, small.position());
-        assertEquals(Fpdu.fpduLength(18 + 1500 - 1424), encoder.nextFpduLength());
+        assertFalse(encoder.encode(small), "the second does not fit behind the first");
+        assertEquals(Fpdu.fpduLength(18 + 752), small.position());
+        assertEquals(Fpdu.fpduLength(18 + 748), encoder.nextFpduLength());
         small.clear();
         assertTrue(encoder.encode(small));
-        assertEquals(Fpdu.fpduLength(18 + 76), small.position());
+        assertEquals(Fpdu.fpduLength(18 + 748), small.position());
         assertFalse(encoder.inProgress());
         assertTrue(encoder.encode(small), "nothing in progress");
     }
@@ -304,7 +336,7 @@ class FpduCodecTest
         assertEquals(28, Fpdu.fpduLength(Fpdu.ulpduLength(ByteBuffer.wrap(terminate), 0)));
         Feeder.feed(new FpduDecoder(false), rest, Streams.concat(first, second));
         assertEquals(2, rest.events.size());
-        assertEquals(Event.send(1, 1424, true, false, java.util.Arrays.copyOfRange(payload, 1424, 2000)),
+        assertEquals(Event.send(1, 1000, true, false, java.util.Arrays.copyOfRange(payload, 1000, 2000)),
             rest.events.get(1));
     }
 
