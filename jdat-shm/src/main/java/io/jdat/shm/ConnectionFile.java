@@ -175,12 +175,24 @@ final class ConnectionFile
             arena.close();
             return null;
         }
-        final int capacity = seg.get(ValueLayout.JAVA_INT, OFF_RING);
-        if (seg.get(ValueLayout.JAVA_LONG, OFF_MAGIC) != MAGIC || seg.get(ValueLayout.JAVA_INT, OFF_VERSION) != VERSION
-            || capacity < MIN_RING || capacity > MAX_RING || Integer.bitCount(capacity) != 1
-            || seg.byteSize() != sizeFor(capacity) || seg.get(ValueLayout.JAVA_LONG, OFF_FILE_SIZE) != sizeFor(capacity)
-            || seg.get(ValueLayout.JAVA_LONG, OFF_ACTIVE_PID) != id >>> 32)
+        final int capacity;
+        try
         {
+            capacity = seg.get(ValueLayout.JAVA_INT, OFF_RING);
+            if (seg.get(ValueLayout.JAVA_LONG, OFF_MAGIC) != MAGIC
+                || seg.get(ValueLayout.JAVA_INT, OFF_VERSION) != VERSION
+                || capacity < MIN_RING || capacity > MAX_RING || Integer.bitCount(capacity) != 1
+                || seg.byteSize() != sizeFor(capacity)
+                || seg.get(ValueLayout.JAVA_LONG, OFF_FILE_SIZE) != sizeFor(capacity)
+                || seg.get(ValueLayout.JAVA_LONG, OFF_ACTIVE_PID) != id >>> 32)
+            {
+                arena.close();
+                return null;
+            }
+        }
+        catch (final InternalError e)
+        {
+            // the file shrank after it was mapped (Shared): not a connection file to use
             arena.close();
             return null;
         }

@@ -6,10 +6,14 @@ import io.jdat.engine.channel.Listener;
 /**
  * A listening connection qualifier: its {@link ListenerFile}, watched by the port's progress
  * rounds. Closing removes the file at once (so the qualifier can be listened on again) and
- * refuses what was left in the slots on the next round.
+ * refuses what was left in the slots on the next round. Every peer that may ask can write the
+ * file, so one may also shrink it: the first fault of its mapping wrecks the listener, which then
+ * takes no more requests and says so once in the log; the IA and its other listeners go on.
  */
 final class ShmListener implements Listener, Work
 {
+    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
+
     private final ShmPort port;
     private final ListenerFile file;
     private final long qual;
@@ -19,6 +23,8 @@ final class ShmListener implements Listener, Work
     /** The file is closed and removed: progress rounds may let the mapping go. */
     private volatile boolean closed;
     private boolean released;
+    /** A fault of the mapping was seen: the file is not read or written again. */
+    private volatile boolean wrecked;
     private long doorbell;
 
     ShmListener(final ShmPort port, final ListenerFile file, final long qual, final ListenHandler handler)
@@ -51,7 +57,7 @@ final class ShmListener implements Listener, Work
         ShmDirectory.locked(port.dir, () ->
         {
             // false when the JVM's exit closed and removed it already (ListenerCleanup)
-            if (file.markClosed())
+            if (wrecked || markClosed())
             {
                 ShmDirectory.delete(file.path);
             }
@@ -65,7 +71,7 @@ final class ShmListener implements Listener, Work
     @Override
     public boolean quiet()
     {
-        return !closed && file.doorbell() == doorbell;
+        return wrecked ? !closed : !closed && file.doorbell() == doorbell;
     }
 
     @Override
@@ -76,7 +82,11 @@ final class ShmListener implements Listener, Work
             release();
             return 1;
         }
-        final long d = file.doorbell();
+        if (wrecked)
+        {
+            return 0;
+        }
+        final long d = doorbell();
         if (d == doorbell)
         {
             return 0;
@@ -85,7 +95,7 @@ final class ShmListener implements Listener, Work
         int n = 0;
         for (int i = 0; i < ListenerFile.SLOTS && !closed; i++)
         {
-            final long id = file.take(i);
+            final long id = take(i);
             if (id != 0)
             {
                 n++;
@@ -93,6 +103,58 @@ final class ShmListener implements Listener, Work
             }
         }
         return n;
+    }
+
+    /** The doorbell's count; the one already seen when the mapping faults. */
+    private long doorbell()
+    {
+        try
+        {
+            return wrecked ? doorbell : file.doorbell();
+        }
+        catch (final InternalError e)
+        {
+            wreck(e);
+            return doorbell;
+        }
+    }
+
+    /** The request in slot {@code i}, taken; 0 if none, or when the mapping faults. */
+    private long take(final int i)
+    {
+        try
+        {
+            return wrecked ? 0 : file.take(i);
+        }
+        catch (final InternalError e)
+        {
+            wreck(e);
+            return 0;
+        }
+    }
+
+    /** The mapping faulted: another process shrank the file. */
+    private void wreck(final InternalError e)
+    {
+        if (!wrecked)
+        {
+            wrecked = true;
+            LOG.log(System.Logger.Level.WARNING, "shm: the listener file of qualifier " + qual
+                + " was shrunk by another process; no more connection requests arrive on it", e);
+        }
+    }
+
+    private boolean markClosed()
+    {
+        try
+        {
+            return file.markClosed();
+        }
+        catch (final InternalError e)
+        {
+            wreck(e);
+            return true;
+        }
     }
 
     /** After closing: refuses what is left in the slots, unmaps, leaves the port. Progress lock held. */
@@ -103,9 +165,9 @@ final class ShmListener implements Listener, Work
             return;
         }
         released = true;
-        for (int i = 0; i < ListenerFile.SLOTS; i++)
+        for (int i = 0; i < ListenerFile.SLOTS && !wrecked; i++)
         {
-            final long id = file.take(i);
+            final long id = take(i);
             if (id != 0)
             {
                 port.refuse(id);

@@ -418,8 +418,10 @@ final class ShmPort extends ThreadedPort
             {
                 n += skipQuiet ? w.move() : w.progress(now);
             }
-            catch (final RuntimeException e)
+            catch (final RuntimeException | InternalError e)
             {
+                // InternalError: a fault in a mapping that another process shrank; it must not
+                // reach a DAT call or end the I/O thread
                 LOG.log(System.Logger.Level.ERROR, "shm: " + w + " failed", e);
                 remove(w);
             }
@@ -811,10 +813,35 @@ final class ShmPort extends ThreadedPort
             // withdrawn meanwhile, or not a connection file: there is nobody to answer
             return;
         }
-        if (f.state() != ConnectionFile.REQUESTED)
+        final ShmRequest r;
+        try
+        {
+            r = request(f, localQual);
+        }
+        catch (final InternalError e)
+        {
+            // the requester shrank its file while it was read: nobody to answer either
+            f.unmap();
+            return;
+        }
+        if (r == null)
         {
             f.unmap();
             return;
+        }
+        add(r);
+        if (!handler.onRequest(r))
+        {
+            r.reject(false);
+        }
+    }
+
+    /** The request read from its file, taken; null when it is refused (answered in the file). */
+    private ShmRequest request(final ConnectionFile f, final long localQual)
+    {
+        if (f.state() != ConnectionFile.REQUESTED)
+        {
+            return null;
         }
         final String address = f.activeAddress();
         final byte[] pd = f.privateData(true);
@@ -825,17 +852,11 @@ final class ShmPort extends ThreadedPort
         if (address == null || pd == null || !ConnectionFile.validReads(ird, ord) || !Liveness.alive(pid, start))
         {
             f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
-            f.unmap();
-            return;
+            return null;
         }
         f.writeTaker();
-        final ShmRequest r = new ShmRequest(this, f, localQual, IaAddress.named(address), f.activePort(), pd, ird,
-            ord, pid, start);
-        add(r);
-        if (!handler.onRequest(r))
-        {
-            r.reject(false);
-        }
+        return new ShmRequest(this, f, localQual, IaAddress.named(address), f.activePort(), pd, ird, ord, pid,
+            start);
     }
 
     /** A listener closed with requests still in its slots: they are refused as if nobody listened. */
@@ -844,7 +865,14 @@ final class ShmPort extends ThreadedPort
         final ConnectionFile f = ConnectionFile.open(dir, id);
         if (f != null)
         {
-            f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            try
+            {
+                f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            }
+            catch (final InternalError e)
+            {
+                // the requester shrank its file: it cannot be told
+            }
             f.unmap();
         }
     }

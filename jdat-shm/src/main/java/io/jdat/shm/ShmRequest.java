@@ -60,8 +60,18 @@ final class ShmRequest implements IncomingRequest, Work
             return;
         }
         acceptor = handler;
-        file.writeAnswer(pd == null ? new byte[0] : pd, ird, ord);
-        if (!file.transition(ConnectionFile.REQUESTED, ConnectionFile.ACCEPTED))
+        boolean answered;
+        try
+        {
+            file.writeAnswer(pd == null ? new byte[0] : pd, ird, ord);
+            answered = file.transition(ConnectionFile.REQUESTED, ConnectionFile.ACCEPTED);
+        }
+        catch (final InternalError e)
+        {
+            // the requester shrank its file (Shared): it cannot be answered
+            answered = false;
+        }
+        if (!answered)
         {
             // the active side gave up first
             decision.set(LET_GO);
@@ -78,8 +88,15 @@ final class ShmRequest implements IncomingRequest, Work
     {
         if (decision.compareAndSet(UNDECIDED, REJECTING))
         {
-            file.transition(ConnectionFile.REQUESTED,
-                byPeer ? ConnectionFile.REJECTED_PEER : ConnectionFile.REJECTED_NON_PEER);
+            try
+            {
+                file.transition(ConnectionFile.REQUESTED,
+                    byPeer ? ConnectionFile.REJECTED_PEER : ConnectionFile.REJECTED_NON_PEER);
+            }
+            catch (final InternalError e)
+            {
+                // the requester shrank its file: it cannot be told
+            }
             // only now may a progress round unmap the file
             decision.set(LET_GO);
             port.wake();
@@ -107,6 +124,25 @@ final class ShmRequest implements IncomingRequest, Work
 
     @Override
     public int progress(final long now)
+    {
+        try
+        {
+            return step(now);
+        }
+        catch (final InternalError e)
+        {
+            // the requester shrank its file after the accept (Shared): the accept fails
+            finish();
+            final AcceptHandler a = acceptor;
+            if (a != null)
+            {
+                a.acceptFailed();
+            }
+            return 1;
+        }
+    }
+
+    private int step(final long now)
     {
         final int d = decision.get();
         if (d == LET_GO)
@@ -165,14 +201,21 @@ final class ShmRequest implements IncomingRequest, Work
     public void shutdown()
     {
         final int d = decision.getAndSet(DONE);
-        if (d == UNDECIDED)
+        try
         {
-            file.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            if (d == UNDECIDED)
+            {
+                file.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            }
+            else if (d == ACCEPTED && !file.transition(ConnectionFile.ACCEPTED, ConnectionFile.REJECTED_NON_PEER))
+            {
+                // the active side confirmed already: it sees this side abort
+                file.markGone(false, ConnectionFile.GONE_ABORTED);
+            }
         }
-        else if (d == ACCEPTED && !file.transition(ConnectionFile.ACCEPTED, ConnectionFile.REJECTED_NON_PEER))
+        catch (final InternalError e)
         {
-            // the active side confirmed already: it sees this side abort
-            file.markGone(false, ConnectionFile.GONE_ABORTED);
+            // the requester shrank its file: nothing can be said through it
         }
         if (d != DONE)
         {

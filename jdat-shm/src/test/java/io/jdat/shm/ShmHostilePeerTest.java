@@ -18,7 +18,9 @@ import io.jdat.PspFlags;
 import io.jdat.engine.channel.RdmapOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -265,6 +267,95 @@ class ShmHostilePeerTest
             final DatEvent ev = new DatEvent();
             assertEquals(DatStatus.TIMEOUT_EXPIRED, crEvd.wait(SECOND / 10, 1, ev, new DatCount()),
                 "no connection request reached the consumer: " + ev);
+        }
+    }
+
+    /**
+     * A peer may shrink the connection file that both sides map. A read or write of the mapping
+     * beyond the end then faults (SIGBUS), which the JVM turns into an {@code InternalError} that
+     * it may throw later than the faulting access. The victim breaks the connection and flushes its
+     * work, nothing escapes into a DAT call, and its IA goes on serving: a second peer connects.
+     */
+    @Test
+    void aPeerThatShrinksTheConnectionFileBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            try (FileChannel fc = FileChannel.open(h.file.path, StandardOpenOption.WRITE))
+            {
+                fc.truncate(0);
+            }
+            victimBrokeAndPlacedNothing();
+        }
+        final ShmNode.Ep second = victim.ep(null);
+        try (Hostile h = Hostile.request(dir.resolve("victim"), 7000, f ->
+        {
+        }))
+        {
+            next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(second.ep(), null);
+            h.establish();
+            next(second.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+    }
+
+    /**
+     * The listener's file is writable by every peer that may ask (they post into its slots), so a
+     * peer may shrink it too. The victim's process survives and its IA still takes requests on
+     * another service point.
+     */
+    @Test
+    void aPeerThatShrinksTheListenerFileLeavesTheIaServing() throws Exception
+    {
+        try (FileChannel fc = FileChannel.open(ShmDirectory.listenerPath(dir.resolve("victim"), 7000),
+            StandardOpenOption.WRITE))
+        {
+            fc.truncate(0);
+        }
+        final DatEvent ev = new DatEvent();
+        assertEquals(DatStatus.TIMEOUT_EXPIRED, crEvd.wait(SECOND / 5, 1, ev, new DatCount()), ev.toString());
+        victim.ia.pspCreate(7001, crEvd, PspFlags.CONSUMER_FLAG);
+        try (Hostile h = Hostile.request(dir.resolve("victim"), 7001, f ->
+        {
+        }))
+        {
+            next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(ep.ep(), null);
+            h.establish();
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        }
+    }
+
+    /**
+     * A requester shrinks its connection file after its request reached the consumer: the accept
+     * fails with a DAT error or an event, never with the mapping's fault, and the endpoint does
+     * not end up established.
+     */
+    @Test
+    void aRequesterThatShrinksItsFileBeforeTheAcceptIsNotConnected() throws Exception
+    {
+        try (Hostile h = Hostile.request(dir.resolve("victim"), 7000, f ->
+        {
+        }))
+        {
+            final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+            try (FileChannel fc = FileChannel.open(h.file.path, StandardOpenOption.WRITE))
+            {
+                fc.truncate(0);
+            }
+            try
+            {
+                cr.crArrival.crHandle.accept(ep.ep(), null);
+            }
+            catch (final io.jdat.DatException e)
+            {
+                // refused at once is one of the two answers
+            }
+            final DatEvent ev = new DatEvent();
+            final DatStatus st = ep.conn().wait(2 * SECOND, 1, ev, new DatCount());
+            if (st == DatStatus.SUCCESS)
+            {
+                org.junit.jupiter.api.Assertions.assertNotEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, ev.number(),
+                    ev.toString());
+            }
         }
     }
 }
