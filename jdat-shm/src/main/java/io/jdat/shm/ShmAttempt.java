@@ -54,16 +54,45 @@ final class ShmAttempt implements PendingConnect, Work
     /** Tells the passive side that this side gave up (it sees its accept fail). */
     private void withdraw()
     {
-        int s = file.state();
-        while ((s == ConnectionFile.REQUESTED || s == ConnectionFile.ACCEPTED)
-            && !file.transition(s, ConnectionFile.CANCELLED))
+        try
         {
-            s = file.state();
+            int s = file.state();
+            while ((s == ConnectionFile.REQUESTED || s == ConnectionFile.ACCEPTED)
+                && !file.transition(s, ConnectionFile.CANCELLED))
+            {
+                s = file.state();
+            }
+        }
+        catch (final InternalError e)
+        {
+            // the peer shrank the file (Shared): it cannot be told
         }
     }
 
     @Override
     public int progress(final long now)
+    {
+        try
+        {
+            return step(now);
+        }
+        catch (final InternalError e)
+        {
+            // the peer shrank the file (Shared): nobody answers this attempt
+            if (decided.compareAndSet(false, true))
+            {
+                release(true);
+                handler.rejected(false);
+            }
+            else
+            {
+                release(true);
+            }
+            return 1;
+        }
+    }
+
+    private int step(final long now)
     {
         if (cancelled)
         {

@@ -358,4 +358,37 @@ class ShmHostilePeerTest
             }
         }
     }
+
+    /**
+     * The other way round: the victim asks, and the listener's side shrinks the victim's
+     * connection file before it answers. The victim's connect ends with a refusal, not a fault.
+     */
+    @Test
+    void aListenerThatShrinksTheRequestersFileRefusesTheConnect() throws Exception
+    {
+        final ShmNode other = ShmNode.open(dir, "other", "");
+        try
+        {
+            final EventDispatcher otherCr = other.evd(8, EvdFlags.CR_FLAG);
+            other.ia.pspCreate(7100, otherCr, PspFlags.CONSUMER_FLAG);
+            ep.ep().connect(other.address, 7100, 5 * SECOND, null, io.jdat.Qos.BEST_EFFORT, 0);
+            next(otherCr, EventNumber.CONNECTION_REQUEST_EVENT);
+            try (var files = java.nio.file.Files.newDirectoryStream(dir.resolve("other"), "c-*"))
+            {
+                for (final Path p : files)
+                {
+                    try (FileChannel fc = FileChannel.open(p, StandardOpenOption.WRITE))
+                    {
+                        fc.truncate(0);
+                    }
+                }
+            }
+            // refused by the fault at once, not timed out after the connect's 5 s
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+        finally
+        {
+            other.close();
+        }
+    }
 }
