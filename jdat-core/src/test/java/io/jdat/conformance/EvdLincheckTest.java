@@ -109,6 +109,26 @@ public class EvdLincheckTest
         }
     }
 
+    /**
+     * {@code dat_evd_wait} that may block (up to 10 s): only in {@link #unwaitableRacingParkedWait},
+     * whose other thread always ends it, so it is no {@code @Operation} of the random scenarios.
+     */
+    public String waitBlocking(final int threshold)
+    {
+        final DatEvent ev = new DatEvent();
+        final DatCount nmore = new DatCount(-1);
+        try
+        {
+            final DatStatus s = evd.wait(10_000_000, threshold, ev, nmore);
+            return s.isSuccess() ? "SUCCESS " + ev.software.pointer + " nmore " + nmore.value
+                : s.type().name() + " nmore " + nmore.value;
+        }
+        catch (final DatException e)
+        {
+            return e.type().name();
+        }
+    }
+
     @Operation
     public void setUnwaitable()
     {
@@ -179,6 +199,31 @@ public class EvdLincheckTest
         options.check(EvdLincheckTest.class);
     }
 
+    /**
+     * The same race for a wait that found nothing and parked: the post wakes it, and its way out
+     * takes the event without the lock unless the set closed that way first. The wait is refused
+     * (the EVD became unwaitable before the event that meets its threshold was posted); an event
+     * handed to it would be one posted after the EVD became unwaitable.
+     */
+    @Test
+    void unwaitableRacingParkedWait()
+    {
+        final ModelCheckingOptions options = new ModelCheckingOptions()
+            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
+            .iterations(0)
+            .invocationsPerIteration(LONG ? 5_000 : 1_000)
+            .sequentialSpecification(Model.class);
+        for (final int threshold : new int[] {1, 2})
+        {
+            options.addCustomScenario(new ExecutionScenario(
+                threshold == 1 ? List.of() : List.of(actor("postSe", 5)),
+                List.of(List.of(actor("setUnwaitable"), actor("postSe", 6)), List.of(actor("waitBlocking", threshold))),
+                List.of(actor("waitable")),
+                actor("free")));
+        }
+        options.check(EvdLincheckTest.class);
+    }
+
     /** An operation of this class as a Lincheck actor, with its arguments. */
     private static Actor actor(final String name, final Object... args)
     {
@@ -240,6 +285,12 @@ public class EvdLincheckTest
                 return "SUCCESS " + first + " nmore " + queue.size();
             }
             return "TIMEOUT_EXPIRED nmore " + queue.size();
+        }
+
+        /** What a blocking wait returned is what a wait of no timeout returns at that moment. */
+        public String waitBlocking(final int threshold)
+        {
+            return waitNow(threshold);
         }
 
         public void setUnwaitable()
