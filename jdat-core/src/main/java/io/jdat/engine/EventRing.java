@@ -115,20 +115,37 @@ final class EventRing extends ClaimedRing
         /** A DTO completion of {@code ep}'s request or receive. */
         void fillDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length, final SrqImpl srq)
         {
-            kind = KIND_DTO;
-            number = EventNumber.DTO_COMPLETION_EVENT.value();
+            // every field only where it changes: a record is about two lines long and its consumer
+            // on another core read them at the slot's last use; a store of the value already there
+            // would still take the line from that core, so a record whose fields repeat the slot's
+            // last event (the same kind, endpoint, status, length) moves only the line of its seq
+            // (and of its cookie, beside it, when that differs)
+            if (kind != KIND_DTO)
+            {
+                kind = KIND_DTO;
+            }
+            if (number != EventNumber.DTO_COMPLETION_EVENT.value())
+            {
+                number = EventNumber.DTO_COMPLETION_EVENT.value();
+            }
             // references only where they change: each store into the long-lived record costs a
             // card-marking barrier, and the endpoint and the status are mostly those of the last event
             if (handle != ep)
             {
                 handle = ep;
             }
-            this.cookie = cookie;
+            if (this.cookie != cookie)
+            {
+                this.cookie = cookie;
+            }
             if (this.status != status)
             {
                 this.status = status;
             }
-            this.length = length;
+            if (this.length != length)
+            {
+                this.length = length;
+            }
             if (this.srq != srq)
             {
                 this.srq = srq;
@@ -318,7 +335,10 @@ final class EventRing extends ClaimedRing
     void publish(final long position, final boolean notify)
     {
         final Entry e = slots[(int) position & mask];
-        e.notify = notify;
+        if (e.notify != notify)
+        {
+            e.notify = notify;
+        }
         if (!notify && !counting)
         {
             // the EVD moves its events to a counting ring before it claims for such an event

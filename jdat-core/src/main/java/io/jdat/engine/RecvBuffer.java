@@ -22,6 +22,22 @@ final class RecvBuffer extends Segments
         super(maxIov);
     }
 
+    /**
+     * Sets the cookie and flags of a post, each only where it changes: the placer on another core
+     * read this slot's lines at its last use, and a store of the same value would take them back.
+     */
+    void setCookieAndFlags(final long userCookie, final int postFlags)
+    {
+        if (cookie != userCookie)
+        {
+            cookie = userCookie;
+        }
+        if (flags != postFlags)
+        {
+            flags = postFlags;
+        }
+    }
+
     /** Takes {@code from}'s segments, cookie and flags (a ring's regrow, an SRQ handing a buffer on). */
     void copyFrom(final RecvBuffer from)
     {

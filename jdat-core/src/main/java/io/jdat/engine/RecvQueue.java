@@ -150,8 +150,7 @@ final class RecvQueue
             b.clear();
             throw e;
         }
-        b.cookie = userCookie;
-        b.flags = flags;
+        b.setCookieAndFlags(userCookie, flags);
         final boolean open = r.commit(p);
         // published even if a close came: a close that took it waits for it
         r.publish(p);
@@ -232,8 +231,7 @@ final class RecvQueue
             r.abandon(p);
             throw e;
         }
-        b.cookie = userCookie;
-        b.flags = flags;
+        b.setCookieAndFlags(userCookie, flags);
         r.publish(p);
     }
 

@@ -199,7 +199,11 @@ final class RecvRing extends ClaimedRing
     void publish(final long position)
     {
         final RecvBuffer b = slots[(int) position & mask];
-        b.hole = false;
+        if (b.hole)
+        {
+            // only when it was one: a store would take the slot's line from the placer's core
+            b.hole = false;
+        }
         // release: the buffer before the sequence; the placer reads it with acquire
         SEQ.setRelease(b, position + 1);
     }

@@ -77,8 +77,16 @@ class Segments
                 // a reference store into this long-lived object costs a card-marking barrier
                 region0 = r;
             }
-            offset0 = off;
-            length0 = len;
+            // only where they change: a receive slot's lines were last read by the placer on
+            // another core, and storing the value already there would take them back from it
+            if (offset0 != off)
+            {
+                offset0 = off;
+            }
+            if (length0 != len)
+            {
+                length0 = len;
+            }
         }
         else
         {
@@ -113,8 +121,10 @@ class Segments
     final void fill(final MemoryTable table, final int n, final LmrTriplet[] iov, final int maxIov, final PzImpl pz,
         final boolean needWrite, final int iovArg)
     {
-        count = 0;
-        total = 0;
+        // counted in locals and stored once, where they change (see set); a list that fails
+        // validation keeps what it held, which its caller then clears
+        int c = 0;
+        long tot = 0;
         if (n < 0 || n > maxIov)
         {
             throw Errors.invalidParameter(iovArg - 1, "num_segments " + n + " is outside 0.." + maxIov);
@@ -135,7 +145,7 @@ class Segments
                 // a zero-length segment's context and address are not looked at
                 continue;
             }
-            final MemoryRegion last = region(count);
+            final MemoryRegion last = region(c);
             final MemoryRegion r = last != null && last.stag == t.lmrContext && last.valid ? last
                 : table.lookup(t.lmrContext);
             if (r == null || r.window)
@@ -167,13 +177,21 @@ class Segments
             {
                 throw Errors.invalidParameter(iovArg, "local_iov[" + i + "] lies outside its LMR");
             }
-            if (total + t.segmentLength < 0)
+            if (tot + t.segmentLength < 0)
             {
                 throw Errors.invalidParameter(iovArg, "local_iov adds up to more than 2^63 bytes");
             }
-            set(count, r, off, t.segmentLength);
-            count++;
-            total += t.segmentLength;
+            set(c, r, off, t.segmentLength);
+            c++;
+            tot += t.segmentLength;
+        }
+        if (count != c)
+        {
+            count = c;
+        }
+        if (total != tot)
+        {
+            total = tot;
         }
     }
 
