@@ -26,15 +26,24 @@ import java.util.Random;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A hostile peer writes garbage into the ring, its records and the words the victim reads; the
  * victim places nothing outside registered memory (here: nothing at all, since nothing it sends is
  * valid), breaks the connection and flushes its work.
+ *
+ * <p>The tests of a peer that shrinks a shared file run in a JVM of their own with {@code -Xint}
+ * (tag {@value #INTERPRETED}): there a fault is raised at the access, inside the {@code catch}
+ * written for it. Compiled code raises it at a later safepoint poll, possibly outside any such
+ * {@code catch}; that case is not handled (docs/reliability.md).
  */
 class ShmHostilePeerTest
 {
+    /** The JUnit tag of the tests that run interpreted (jdat-shm's pom). */
+    static final String INTERPRETED = "interpreted";
+
     private static final int ALL = 64 << 10;
     private static final int REGISTERED_AT = 16 << 10;
     private static final int REGISTERED = 16 << 10;
@@ -277,6 +286,7 @@ class ShmHostilePeerTest
      * work, nothing escapes into a DAT call, and its IA goes on serving: a second peer connects.
      */
     @Test
+    @Tag(INTERPRETED)
     void aPeerThatShrinksTheConnectionFileBreaksTheConnection() throws Exception
     {
         try (Hostile h = connected())
@@ -293,6 +303,7 @@ class ShmHostilePeerTest
      * another service point.
      */
     @Test
+    @Tag(INTERPRETED)
     void aPeerThatShrinksTheListenerFileLeavesTheIaServing() throws Exception
     {
         shrink(ShmDirectory.listenerPath(dir.resolve("victim"), 7000));
@@ -307,6 +318,7 @@ class ShmHostilePeerTest
      * completes in error, not with the mapping's fault.
      */
     @Test
+    @Tag(INTERPRETED)
     void aRequesterThatShrinksItsFileBeforeTheAcceptIsNotConnected() throws Exception
     {
         try (Hostile h = Hostile.request(dir.resolve("victim"), 7000, f ->
@@ -347,6 +359,7 @@ class ShmHostilePeerTest
      * connection file before it answers. The victim's connect ends with a refusal, not a fault.
      */
     @Test
+    @Tag(INTERPRETED)
     void aListenerThatShrinksTheRequestersFileRefusesTheConnect() throws Exception
     {
         final ShmNode other = ShmNode.open(dir, "other", "");
