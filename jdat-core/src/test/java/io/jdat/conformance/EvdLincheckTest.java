@@ -183,20 +183,7 @@ public class EvdLincheckTest
     @Test
     void unwaitableRacingQueuedWait()
     {
-        final ModelCheckingOptions options = new ModelCheckingOptions()
-            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(0)
-            .invocationsPerIteration(LONG ? 5_000 : 1_000)
-            .sequentialSpecification(Model.class);
-        for (final int threshold : new int[] {1, 2})
-        {
-            options.addCustomScenario(new ExecutionScenario(
-                threshold == 1 ? List.of() : List.of(actor("postSe", 5)),
-                List.of(List.of(actor("setUnwaitable"), actor("postSe", 6)), List.of(actor("waitNow", threshold))),
-                List.of(actor("waitable")),
-                actor("free")));
-        }
-        options.check(EvdLincheckTest.class);
+        checkUnwaitableRacing("waitNow");
     }
 
     /**
@@ -208,6 +195,15 @@ public class EvdLincheckTest
     @Test
     void unwaitableRacingParkedWait()
     {
+        checkUnwaitableRacing("waitBlocking");
+    }
+
+    /**
+     * Model-checks {@code wait} (threshold 1, and 2 with one event queued first) on one thread
+     * against {@code dat_evd_set_unwaitable} and then the post that meets the threshold on another.
+     */
+    private static void checkUnwaitableRacing(final String wait)
+    {
         final ModelCheckingOptions options = new ModelCheckingOptions()
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
             .iterations(0)
@@ -217,7 +213,7 @@ public class EvdLincheckTest
         {
             options.addCustomScenario(new ExecutionScenario(
                 threshold == 1 ? List.of() : List.of(actor("postSe", 5)),
-                List.of(List.of(actor("setUnwaitable"), actor("postSe", 6)), List.of(actor("waitBlocking", threshold))),
+                List.of(List.of(actor("setUnwaitable"), actor("postSe", 6)), List.of(actor(wait, threshold))),
                 List.of(actor("waitable")),
                 actor("free")));
         }
