@@ -95,18 +95,7 @@ public class EvdLincheckTest
     @Operation
     public String waitNow(@Param(gen = IntGen.class, conf = "1:3") final int threshold)
     {
-        final DatEvent ev = new DatEvent();
-        final DatCount nmore = new DatCount(-1);
-        try
-        {
-            final DatStatus s = evd.wait(0, threshold, ev, nmore);
-            return s.isSuccess() ? "SUCCESS " + ev.software.pointer + " nmore " + nmore.value
-                : s.type().name() + " nmore " + nmore.value;
-        }
-        catch (final DatException e)
-        {
-            return e.type().name();
-        }
+        return waitFor(0, threshold);
     }
 
     /**
@@ -115,11 +104,17 @@ public class EvdLincheckTest
      */
     public String waitBlocking(final int threshold)
     {
+        return waitFor(10_000_000, threshold);
+    }
+
+    /** {@code dat_evd_wait} for {@code timeoutMicros}: its status, event and {@code nmore} as text. */
+    private String waitFor(final long timeoutMicros, final int threshold)
+    {
         final DatEvent ev = new DatEvent();
         final DatCount nmore = new DatCount(-1);
         try
         {
-            final DatStatus s = evd.wait(10_000_000, threshold, ev, nmore);
+            final DatStatus s = evd.wait(timeoutMicros, threshold, ev, nmore);
             return s.isSuccess() ? "SUCCESS " + ev.software.pointer + " nmore " + nmore.value
                 : s.type().name() + " nmore " + nmore.value;
         }
