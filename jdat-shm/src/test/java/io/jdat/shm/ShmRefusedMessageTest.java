@@ -16,9 +16,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * On shm a Send or Write completes once the target consumed its last record, which means it was
- * placed. A message the target's engine refuses is therefore not a success: it completes with the
- * error the target's Terminate names (digest §4.4), not with DAT_DTO_SUCCESS ahead of it.
+ * On shm a Write, and a Send under {@code complete_written=false}, completes once the target
+ * consumed its last record, which means it was placed. A message the target's engine refuses is
+ * therefore not a success: it completes with the error the target's Terminate names (digest §4.4),
+ * not with DAT_DTO_SUCCESS ahead of it. A Send its post wrote into the ring (the default) completed
+ * with success at once, and the refusal breaks the connection after it.
  */
 class ShmRefusedMessageTest
 {
@@ -56,13 +58,29 @@ class ShmRefusedMessageTest
     @Test
     void sendWithNoReceivePostedCompletesWithReceiverNotReady()
     {
-        try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", ""))
+        try (ShmNode server = ShmNode.open(dir, "srv", "");
+            ShmNode client = ShmNode.open(dir, "cli", "complete_written=false"))
         {
             final ShmNode.Ep[] p = ShmNode.connect(client, server, 4711);
             final Lmr source = client.lmr(4096);
             p[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 64)}, 1, 0);
             final DatEvent send = next(p[0].req(), EventNumber.DTO_COMPLETION_EVENT);
             assertEquals(DtoStatus.ERR_RECEIVER_NOT_READY, send.dto.status, send.toString());
+            next(p[0].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+            next(p[1].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+        }
+    }
+
+    @Test
+    void sendWrittenByItsPostCompletesAndTheRefusalBreaksTheConnection()
+    {
+        try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", ""))
+        {
+            final ShmNode.Ep[] p = ShmNode.connect(client, server, 4711);
+            final Lmr source = client.lmr(4096);
+            p[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 64)}, 1, 0);
+            final DatEvent send = next(p[0].req(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.SUCCESS, send.dto.status, send.toString());
             next(p[0].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
             next(p[1].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
         }
