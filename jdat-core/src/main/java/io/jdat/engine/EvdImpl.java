@@ -139,7 +139,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             return postDtoLocked(ep, cookie, status, length, notifies, srq, mayCallAgent);
         }
-        r.entry(p).fillDto(ep, cookie, status, length, srq);
+        r.fillDto(p, ep, cookie, status, length, srq);
         r.publish(p, notifies);
         afterCommit(notifies, mayCallAgent);
         return true;
@@ -161,7 +161,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return overflow();
             }
-            ring.entry(p).fillDto(ep, cookie, status, length, srq);
+            ring.fillDto(p, ep, cookie, status, length, srq);
             commit(p, notifies);
         }
         finally
@@ -192,7 +192,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e.kind = EventRing.KIND_RMR_BIND;
             e.number = EventNumber.RMR_BIND_COMPLETION_EVENT.value();
             e.handle = rmr;
-            e.cookie = cookie;
+            ring.cookie(p, cookie);
             e.status = status;
             commit(p, notifies);
         }

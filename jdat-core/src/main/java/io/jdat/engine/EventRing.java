@@ -15,10 +15,16 @@ import java.lang.invoke.VarHandle;
  * without a lock, as a NIC's completion queue is polled.
  *
  * <pre>
- *   slots     [ e0 | e1 | ... | e(P-1) ]     P = capacity rounded up to a power of two
+ *   lines     one long[], 16 longs (128 bytes, two lines) per slot, P slots; P = capacity
+ *             rounded up to a power of two. Slot s's fields at lines[16 s]:
+ *               +0 seq     p + 1 once the record for position p is written (release), so a
+ *                          consumer that reads seq == head + 1 (acquire) sees the whole record
+ *               +1 cookie  +2 length   (what changes from one DTO completion to the next)
+ *               +3 .. +15  unused: no two slots' fields are within a line of each other
+ *   slots     [ e0 | e1 | ... | e(P-1) ]     the rest of each record (kind, number, notify,
+ *             handle, status, SRQ, and what other kinds carry), in a heap object per slot that
+ *             a producer stores into only where a field changes
  *   position  p lives in slot p & (P - 1); at most capacity positions are claimed at once
- *   e.seq     p + 1 once the record for position p is written (release), so a consumer that
- *             reads seq == head + 1 (acquire) sees the whole record
  *   counters  head  (next position to take; consumers compare-and-set it)
  *             tail  (next position to claim; producers compare-and-set it; bit 62 closes the
  *                   ring to producers for a resize or a destroy)
@@ -45,6 +51,16 @@ import java.lang.invoke.VarHandle;
  * before a successful compare-and-set is the record; a consumer that loses the race reads again.
  * {@code dat_evd_dequeue} on a non-empty EVD therefore takes no lock, and neither does posting
  * a completion to an EVD that has room.
+ *
+ * <p>Why one array laid out by line: a record's fields in a heap object sat wherever the
+ * collector put it, so the fields a completion changes (its sequence and cookie) shared one cache
+ * line in some slots and spanned two in others, slot by slot. In one array at a fixed stride every
+ * slot is laid out alike: the 16 bytes of sequence and cookie lie on one line unless the array's
+ * data starts 8 bytes before a line's end (one placement in eight, where every slot's two fields
+ * span two lines), and a DTO completion of an endpoint whose other fields repeat moves that line
+ * alone, as a NIC's completion queue entry does. Memory off the heap, aligned to 64 bytes, would
+ * make it one line always; its accesses (bounds, session and alignment checks on each) made the
+ * one-thread hop 10-30 % slower when measured, so the ring stays on the heap.
  *
  * <p>Notifications: while every event an EVD received notifies (the usual case: only an
  * unsignalled or solicited-wait stream, or a request posted unsignalled, makes events that do not),
@@ -88,11 +104,12 @@ final class EventRing extends ClaimedRing
     }
 
     /**
-     * One queued event; records are reused, never allocated on the hot path.
+     * The part of a queued event that is not on its line; records are reused, never allocated on
+     * the hot path.
      *
      * <pre>
-     *   [ header | padding, 68 bytes | kind number notify handle cookie status length srq
-     *     address connQual extra reason seq, 65 bytes ]  (field order is the JVM's)
+     *   [ header | padding, 68 bytes | kind number notify handle status srq address connQual
+     *     extra reason ]  (field order is the JVM's)
      * </pre>
      */
     static final class Entry extends EntryPadding
@@ -101,25 +118,20 @@ final class EventRing extends ClaimedRing
         int number;
         boolean notify;
         Object handle;
-        long cookie;
         DtoStatus status;
-        long length;
         SrqImpl srq;
         IaAddress address;
         long connQual;
         Object extra;
         int reason;
-        /** Position + 1 once published; written with release, read with acquire. */
-        volatile long seq;
 
-        /** A DTO completion of {@code ep}'s request or receive. */
-        void fillDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length, final SrqImpl srq)
+        /** A DTO completion of {@code ep}'s request or receive: the fields that are not on the line. */
+        void fillDto(final EpImpl ep, final DtoStatus status, final SrqImpl srq)
         {
-            // every field only where it changes: a record is about two lines long and its consumer
-            // on another core read them at the slot's last use; a store of the value already there
-            // would still take the line from that core, so a record whose fields repeat the slot's
-            // last event (the same kind, endpoint, status, length) moves only the line of its seq
-            // (and of its cookie, beside it, when that differs)
+            // every field only where it changes: the consumer on another core read them at the
+            // slot's last use, and a store of the value already there would still take the line
+            // from that core, so a record whose fields repeat the slot's last event (the same
+            // kind, endpoint, status) moves only its own line
             if (kind != KIND_DTO)
             {
                 kind = KIND_DTO;
@@ -134,17 +146,9 @@ final class EventRing extends ClaimedRing
             {
                 handle = ep;
             }
-            if (this.cookie != cookie)
-            {
-                this.cookie = cookie;
-            }
             if (this.status != status)
             {
                 this.status = status;
-            }
-            if (this.length != length)
-            {
-                this.length = length;
             }
             if (this.srq != srq)
             {
@@ -170,20 +174,17 @@ final class EventRing extends ClaimedRing
         }
     }
 
-    private static final VarHandle SEQ;
+    /** Longs from one slot's fields to the next's: two lines, so that no two slots share one. */
+    static final int STRIDE = 16;
+    /** The longs of a slot's fields, at the start of its stride. */
+    static final int FIELDS = 3;
+    private static final int SEQ = 0;
+    private static final int COOKIE = 1;
+    private static final int LENGTH = 2;
+    private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
 
-    static
-    {
-        try
-        {
-            SEQ = MethodHandles.lookup().findVarHandle(Entry.class, "seq", long.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
+    /** Each slot's line (see the class comment). */
+    private final long[] lines;
     private final Entry[] slots;
     private final int mask;
     /** Whether events that do not notify may be queued, so notifications are counted. */
@@ -208,12 +209,36 @@ final class EventRing extends ClaimedRing
         this.singleConsumer = singleConsumer;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new Entry[physical];
+        this.lines = new long[physical * STRIDE];
         for (int i = 0; i < physical; i++)
         {
             slots[i] = new Entry();
-            slots[i].seq = i - physical + 1;
+            LONG.set(lines, line(i) + SEQ, (long) (i - physical + 1));
         }
         this.mask = physical - 1;
+        // the lines' first values before the ring is handed on (by a volatile field or a lock)
+        VarHandle.releaseFence();
+    }
+
+    /** The index of slot {@code slot}'s fields in {@code lines}. */
+    private static int line(final long slot)
+    {
+        return (int) slot * STRIDE;
+    }
+
+    /**
+     * The sequence of position {@code p}'s slot: a volatile read, as of the volatile field it was
+     * (a waiter reads it after announcing itself).
+     */
+    private long seq(final long p)
+    {
+        return (long) LONG.getVolatile(lines, line(p & mask) + SEQ);
+    }
+
+    /** Where slot {@code slot}'s fields start in the ring's array (a proof of its layout). */
+    int fieldsAt(final int slot)
+    {
+        return line(slot);
     }
 
     /** Whether this ring takes events that do not notify (and counts those that do). */
@@ -225,7 +250,7 @@ final class EventRing extends ClaimedRing
     /** Whether the record of position {@code p} is published. */
     private boolean published(final long p)
     {
-        return slots[(int) p & mask].seq == p + 1;
+        return seq(p) == p + 1;
     }
 
     /**
@@ -258,7 +283,7 @@ final class EventRing extends ClaimedRing
      */
     int countFrom(final long from)
     {
-        final long seq = slots[(int) from & mask].seq;
+        final long seq = seq(from);
         if (seq - (from + 1) < 0 && head() <= from)
         {
             return 0;
@@ -331,6 +356,36 @@ final class EventRing extends ClaimedRing
         return slots[(int) position & mask];
     }
 
+    /**
+     * Fills the claimed record of {@code position} with a DTO completion: the cookie and length in
+     * the ring's array, the rest in its {@link Entry}. The cookie is stored whether it changes or
+     * not (the publish stores its sequence beside it anyway); the length only where it changes,
+     * as it may lie on the next line.
+     */
+    void fillDto(final long position, final EpImpl ep, final long cookie, final DtoStatus status, final long length,
+        final SrqImpl srq)
+    {
+        slots[(int) position & mask].fillDto(ep, status, srq);
+        final int at = line(position & mask);
+        LONG.set(lines, at + COOKIE, cookie);
+        if ((long) LONG.get(lines, at + LENGTH) != length)
+        {
+            LONG.set(lines, at + LENGTH, length);
+        }
+    }
+
+    /** Sets the cookie of the claimed record of {@code position}. */
+    void cookie(final long position, final long cookie)
+    {
+        LONG.set(lines, line(position & mask) + COOKIE, cookie);
+    }
+
+    /** Sets the length of the claimed record of {@code position}. */
+    private void length(final long position, final long length)
+    {
+        LONG.set(lines, line(position & mask) + LENGTH, length);
+    }
+
     /** Publishes the record of {@code position}, which the caller claimed and filled. */
     void publish(final long position, final boolean notify)
     {
@@ -354,7 +409,7 @@ final class EventRing extends ClaimedRing
         // producer's later read of the waiter after the claim, which a parking waiter sees (it
         // then waits for this store instead of parking); a fence here would hold the producer
         // until the lines of the record, last read by the consumer's core, are back in its own
-        SEQ.setRelease(e, position + 1);
+        LONG.setRelease(lines, line(position & mask) + SEQ, position + 1);
     }
 
     /**
@@ -367,9 +422,8 @@ final class EventRing extends ClaimedRing
      */
     private void awaitPublished(final long p)
     {
-        final Entry prev = slots[(int) p & mask];
         int spins = 0;
-        while (prev.seq - (p + 1) < 0)
+        while (seq(p) - (p + 1) < 0)
         {
             if ((++spins & 0xFF) == 0)
             {
@@ -402,8 +456,8 @@ final class EventRing extends ClaimedRing
         while (true)
         {
             final long h = head();
-            final Entry e = slots[(int) h & mask];
-            final long seq = e.seq;
+            final int at = line(h & mask);
+            final long seq = (long) LONG.getVolatile(lines, at + SEQ);
             if (seq != h + 1)
             {
                 if (seq - (h + 1) > 0)
@@ -420,6 +474,7 @@ final class EventRing extends ClaimedRing
             {
                 return -1;
             }
+            final Entry e = slots[(int) h & mask];
             final int kind = e.kind;
             if (kind == KIND_DTO)
             {
@@ -427,9 +482,9 @@ final class EventRing extends ClaimedRing
                 final int number = e.number;
                 final boolean notify = e.notify;
                 final Object ep = e.handle;
-                final long cookie = e.cookie;
+                final long cookie = (long) LONG.get(lines, at + COOKIE);
                 final DtoStatus status = e.status;
-                final long length = e.length;
+                final long length = (long) LONG.get(lines, at + LENGTH);
                 final SrqImpl srq = e.srq;
                 if (!release(h))
                 {
@@ -446,7 +501,7 @@ final class EventRing extends ClaimedRing
             final int number = e.number;
             final boolean notify = e.notify;
             final Object handle = e.handle;
-            final long cookie = e.cookie;
+            final long cookie = (long) LONG.get(lines, at + COOKIE);
             final DtoStatus status = e.status;
             final SrqImpl srq = e.srq;
             final IaAddress address = e.address;
@@ -557,7 +612,7 @@ final class EventRing extends ClaimedRing
         {
             final long h = head();
             final Entry e = slots[(int) h & mask];
-            if (e.seq != h + 1)
+            if (seq(h) != h + 1)
             {
                 return;
             }
@@ -621,9 +676,9 @@ final class EventRing extends ClaimedRing
             to.kind = e.kind;
             to.number = e.number;
             to.handle = e.handle;
-            to.cookie = e.cookie;
+            next.cookie(at, (long) LONG.get(lines, line(p & mask) + COOKIE));
             to.status = e.status;
-            to.length = e.length;
+            next.length(at, (long) LONG.get(lines, line(p & mask) + LENGTH));
             to.srq = e.srq;
             to.address = e.address;
             to.connQual = e.connQual;
