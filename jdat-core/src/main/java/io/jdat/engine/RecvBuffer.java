@@ -1,25 +1,92 @@
 package io.jdat.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A posted receive buffer, on an endpoint's receive queue or on an SRQ: its validated segments
  * (the first in this object's own fields, see {@link Segments}), cookie and flags, and its place
  * in the ring. One object per slot: the placer that reads a receive of one segment reads only
- * this object's lines, which the poster wrote.
+ * this object's lines, which the poster wrote, and its two fields in the ring's array.
+ *
+ * <pre>
+ *   lines[at]   a long[] of its ring, 16 longs (128 bytes) per slot; this slot's from at:
+ *     +0 seq     on a receive queue: its position + 1 once posted ({@link RecvRing}),
+ *                written with release, read with acquire
+ *     +1 cookie  the consumer's cookie of the post
+ *     +2 .. +15  unused: no two slots' fields are within a line of each other
+ * </pre>
+ *
+ * <p>The two fields a repost of the same buffer changes lie side by side in the ring's array,
+ * every slot alike: on one line unless the array's data starts 8 bytes before a line's end (one
+ * placement in eight), so a repost moves that line alone to the placer's core. In the heap object
+ * they shared a line in some slots and spanned two in others, and neighbouring slots shared lines,
+ * wherever the collector put each slot. The object's own fields are stored into only where they
+ * change. (Memory off the heap, aligned, was measured slower: see {@link EventRing}.)
  */
 final class RecvBuffer extends Segments
 {
-    long cookie;
+    /** Longs from one slot's fields to the next's: two lines. */
+    static final int STRIDE = 16;
+    /** The longs of a slot's fields, at the start of its stride. */
+    static final int FIELDS = 2;
+    private static final int SEQ = 0;
+    private static final int COOKIE = 1;
+    private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final long[] lines;
+    private final int at;
     int flags;
     /** The SRQ it came from, or null. */
     SrqImpl srq;
-    /** On a receive queue: its position + 1 once posted ({@link RecvRing}). */
-    volatile long seq;
     /** On a receive queue: a claim given back, which the placer and a flush skip. */
     boolean hole;
 
+    /** A buffer with an array of its own (one outside a ring: an endpoint's SRQ buffer in use). */
     RecvBuffer(final int maxIov)
     {
+        this(maxIov, new long[STRIDE], 0);
+    }
+
+    /** A ring's slot whose fields start at {@code lines[at]}. */
+    RecvBuffer(final int maxIov, final long[] lines, final int at)
+    {
         super(maxIov);
+        this.lines = lines;
+        this.at = at;
+    }
+
+    /** Where its fields start in its ring's array (a proof of the ring's layout). */
+    int fieldsAt()
+    {
+        return at;
+    }
+
+    /** The consumer's cookie of the post. */
+    long cookie()
+    {
+        return (long) LONG.get(lines, at + COOKIE);
+    }
+
+    /**
+     * Sets the cookie, whether it changes or not: the publish stores the sequence beside it anyway,
+     * so the store costs no other line.
+     */
+    void cookie(final long userCookie)
+    {
+        LONG.set(lines, at + COOKIE, userCookie);
+    }
+
+    /** On a receive queue: the position + 1 of the receive posted here (acquire). */
+    long seq()
+    {
+        return (long) LONG.getAcquire(lines, at + SEQ);
+    }
+
+    /** Publishes {@code seq} (release: everything written into the buffer before comes first). */
+    void seq(final long seq)
+    {
+        LONG.setRelease(lines, at + SEQ, seq);
     }
 
     /**
@@ -28,10 +95,7 @@ final class RecvBuffer extends Segments
      */
     void setCookieAndFlags(final long userCookie, final int postFlags)
     {
-        if (cookie != userCookie)
-        {
-            cookie = userCookie;
-        }
+        cookie(userCookie);
         if (flags != postFlags)
         {
             flags = postFlags;
@@ -42,7 +106,7 @@ final class RecvBuffer extends Segments
     void copyFrom(final RecvBuffer from)
     {
         copyFrom((Segments) from);
-        cookie = from.cookie;
+        cookie(from.cookie());
         flags = from.flags;
     }
 }

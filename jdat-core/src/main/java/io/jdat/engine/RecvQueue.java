@@ -275,7 +275,7 @@ final class RecvQueue
             {
                 final RecvBuffer b = c.current;
                 c.current = null;
-                final long cookie = b.cookie;
+                final long cookie = b.cookie();
                 ep.srq.completed(b);
                 complete(cookie, 0, currentStatus != null ? currentStatus : DtoStatus.ERR_FLUSHED, 0,
                     false, ep.srq);
@@ -294,7 +294,7 @@ final class RecvQueue
             }
             final DtoStatus st = first && c != null && c.current == b && currentStatus != null ? currentStatus
                 : DtoStatus.ERR_FLUSHED;
-            complete(b.cookie, b.flags, st, 0, false, null);
+            complete(b.cookie(), b.flags, st, 0, false, null);
             b.clear();
             first = false;
         }
@@ -342,7 +342,7 @@ final class RecvQueue
         {
             // the buffer goes back before the completion is visible: a consumer that reaps it
             // and reposts at once must find a free buffer
-            final long cookie = b.cookie;
+            final long cookie = b.cookie();
             ep.srq.completed(b);
             complete(cookie, 0, DtoStatus.SUCCESS, length, solicited, ep.srq, unlocked);
         }
@@ -352,7 +352,7 @@ final class RecvQueue
             // find it free (and may refill it, so read what the completion needs first). The slot
             // is left as it is: its next post fills it from the start, and a store here would pull
             // the poster's line into this core once more per message
-            final long cookie = b.cookie;
+            final long cookie = b.cookie();
             final int flags = b.flags;
             // the poster that reuses the slot after reaping this completion sees it through the
             // completion's own publication

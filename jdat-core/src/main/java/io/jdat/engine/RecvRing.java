@@ -1,7 +1,5 @@
 package io.jdat.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
@@ -13,7 +11,8 @@ import java.lang.invoke.VarHandle;
  *   slots     [ b0 | b1 | ... | b(P-1) ]     P = max_recv_dtos rounded up to a power of two
  *   position  p lives in slot p &amp; (P - 1); at most capacity positions are posted at once
  *   b.seq     p + 1 once the receive of position p is written (release), so the placer that
- *             reads seq == head + 1 (acquire) sees the whole buffer
+ *             reads seq == head + 1 (acquire) sees the whole buffer; it and the cookie lie
+ *             side by side in one array of the ring, 128 bytes per slot ({@link RecvBuffer})
  *   counters  head  (oldest posted; moved on by the placer, or by a flush under the EP lock)
  *             tail  (next position to claim; posters compare-and-set it; bit 62 closes the
  *                   ring to posters for a flush or a resize), and the posters' last look at head
@@ -44,20 +43,6 @@ import java.lang.invoke.VarHandle;
  */
 final class RecvRing extends ClaimedRing
 {
-    private static final VarHandle SEQ;
-
-    static
-    {
-        try
-        {
-            SEQ = MethodHandles.lookup().findVarHandle(RecvBuffer.class, "seq", long.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /** A single-writer ring's close word (1 while closed), on the posters' line. */
     private static final int SHUT = 36;
 
@@ -81,9 +66,11 @@ final class RecvRing extends ClaimedRing
         this.singleWriter = singleWriter;
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
         this.slots = new RecvBuffer[physical];
+        // each slot's sequence and cookie in one array, 128 bytes apart (RecvBuffer)
+        final long[] lines = new long[physical * RecvBuffer.STRIDE];
         for (int i = 0; i < physical; i++)
         {
-            slots[i] = new RecvBuffer(maxIov);
+            slots[i] = new RecvBuffer(maxIov, lines, i * RecvBuffer.STRIDE);
         }
         this.mask = physical - 1;
     }
@@ -173,7 +160,7 @@ final class RecvRing extends ClaimedRing
     {
         final RecvBuffer b = slots[(int) position & mask];
         b.clear();
-        SEQ.setRelease(b, position + 1 - slots.length);
+        b.seq(position + 1 - slots.length);
         COUNTERS.setRelease(counters, TAIL, position);
     }
 
@@ -205,7 +192,7 @@ final class RecvRing extends ClaimedRing
             b.hole = false;
         }
         // release: the buffer before the sequence; the placer reads it with acquire
-        SEQ.setRelease(b, position + 1);
+        b.seq(position + 1);
     }
 
     /**
@@ -221,7 +208,7 @@ final class RecvRing extends ClaimedRing
             return true;
         }
         b.hole = true;
-        SEQ.setRelease(b, position + 1);
+        b.seq(position + 1);
         return false;
     }
 
@@ -336,7 +323,7 @@ final class RecvRing extends ClaimedRing
         {
             final long h = head();
             final RecvBuffer b = slots[(int) h & mask];
-            if ((long) SEQ.getAcquire(b) != h + 1)
+            if (b.seq() != h + 1)
             {
                 if (tail() <= h)
                 {
@@ -371,7 +358,7 @@ final class RecvRing extends ClaimedRing
         int spins = 0;
         for (long p = from; p < to; p++)
         {
-            while ((long) SEQ.getAcquire(slots[(int) p & mask]) != p + 1 && p < tail() && head() <= p)
+            while (slots[(int) p & mask].seq() != p + 1 && p < tail() && head() <= p)
             {
                 if ((++spins & 0xFF) == 0)
                 {

@@ -205,7 +205,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             b.clear();
             throw e;
         }
-        b.cookie = userCookie;
+        b.cookie(userCookie);
         b.flags = 0;
         r.commitAlone(p);
         return true;
@@ -247,7 +247,7 @@ final class SrqImpl extends EngineObject implements SharedReceiveQueue
             }
             throw e;
         }
-        b.cookie = userCookie;
+        b.cookie(userCookie);
         b.flags = 0;
         r.publish(p);
     }

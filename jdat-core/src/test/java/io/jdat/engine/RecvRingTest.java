@@ -55,6 +55,48 @@ class RecvRingTest
         assertEquals(3, r.claim());
     }
 
+    /**
+     * Each slot's sequence and cookie lie a whole cache line or more after the last slot's, all at
+     * the same stride: a repost's stores never touch a line that holds a neighbour's fields,
+     * wherever the array lies. Slots posted all at once hand back their own cookies, in order.
+     */
+    @Test
+    void eachSlotsFieldsLieALineApartFromItsNeighbours()
+    {
+        final int slots = 8;
+        final RecvRing r = new RecvRing(slots, 1);
+        final int stride = r.slot(1).fieldsAt() - r.slot(0).fieldsAt();
+        for (int i = 1; i < slots; i++)
+        {
+            final int gap = (r.slot(i).fieldsAt() - r.slot(i - 1).fieldsAt() - RecvBuffer.FIELDS) * Long.BYTES;
+            assertTrue(gap >= 64, "slot " + i + "'s fields lie " + gap + " bytes after the last slot's");
+            assertEquals(stride, r.slot(i).fieldsAt() - r.slot(i - 1).fieldsAt(), "slot " + i + "'s stride");
+        }
+        for (int lap = 0; lap < 3; lap++)
+        {
+            final long[] at = new long[slots];
+            for (int i = 0; i < slots; i++)
+            {
+                at[i] = r.claim();
+            }
+            // every cookie written before any receive is published
+            for (int i = slots - 1; i >= 0; i--)
+            {
+                r.slot(at[i]).setCookieAndFlags(100L * lap + i, 0);
+            }
+            for (int i = 0; i < slots; i++)
+            {
+                r.publish(at[i]);
+            }
+            for (int i = 0; i < slots; i++)
+            {
+                assertEquals(100L * lap + i, r.peek().cookie(), "receive " + i + " of lap " + lap);
+                r.advance();
+            }
+            assertNull(r.peek());
+        }
+    }
+
     @Test
     void aFullRingRefusesAClaimUntilThePlacerTakesOne()
     {
@@ -76,7 +118,7 @@ class RecvRingTest
         for (int i = 0; i < 3; i++)
         {
             final long p = r.claim();
-            r.slot(p).cookie = 10 + i;
+            r.slot(p).cookie(10 + i);
             r.publish(p);
         }
         r.close();
@@ -86,7 +128,7 @@ class RecvRingTest
         assertEquals(3, next.posted());
         for (int i = 0; i < 3; i++)
         {
-            assertEquals(10 + i, next.peek().cookie);
+            assertEquals(10 + i, next.peek().cookie());
             next.advance();
         }
     }
@@ -166,7 +208,7 @@ class RecvRingTest
         for (int i = 0; i < 2; i++)
         {
             final long p = r.reserve();
-            r.slot(p).cookie = 20 + i;
+            r.slot(p).cookie(20 + i);
             assertTrue(r.commit(p));
             r.publish(p);
         }
@@ -176,7 +218,7 @@ class RecvRingTest
         assertEquals(RecvRing.CLOSED, next.reserve());
         next.open();
         assertEquals(2, next.reserve());
-        assertEquals(20, next.peek().cookie);
+        assertEquals(20, next.peek().cookie());
     }
 
     @Test
@@ -187,7 +229,7 @@ class RecvRingTest
         r.advance();
         final long hole = r.claim();
         final long kept = r.claim();
-        r.slot(kept).cookie = 42;
+        r.slot(kept).cookie(42);
         assertFalse(r.abandon(hole), "a claim behind the last one was undone");
         r.publish(kept);
         assertEquals(3, r.claimBounded(0, 8));
@@ -197,7 +239,7 @@ class RecvRingTest
         assertEquals(1, next.holesDropped);
         assertEquals(1, next.head());
         assertEquals(2, next.tail());
-        assertEquals(42, next.peek().cookie);
+        assertEquals(42, next.peek().cookie());
         assertEquals(2, next.claimBounded(0, 8));
         // the bound counts positions at or above what was released
         assertEquals(RecvRing.FULL, next.claimBounded(1, 2));

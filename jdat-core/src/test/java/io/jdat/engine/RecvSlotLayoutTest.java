@@ -114,7 +114,7 @@ class RecvSlotLayoutTest
     {
         final RecvBuffer from = new RecvBuffer(3);
         fill(from, LmrTriplet.of(lmrs[1], 4, 12), LmrTriplet.of(lmrs[2], 40, 20), LmrTriplet.of(lmrs[0], 0, 1));
-        from.cookie = 77;
+        from.cookie(77);
         from.flags = 5;
         final RecvBuffer to = new RecvBuffer(3);
         // what the copy must replace: another post's segments in the target
@@ -122,7 +122,7 @@ class RecvSlotLayoutTest
         to.copyFrom(from);
         assertEquals(3, to.count);
         assertEquals(33, to.total);
-        assertEquals(77, to.cookie);
+        assertEquals(77, to.cookie());
         assertEquals(5, to.flags);
         assertSegment(to, 0, lmrs[1], 4, 12);
         assertSegment(to, 1, lmrs[2], 40, 20);

@@ -49,7 +49,7 @@ public final class SrqHarness
     public long take(final Object into)
     {
         final RecvBuffer b = srq.take((RecvBuffer) into);
-        return b == null ? -1 : b.cookie;
+        return b == null ? -1 : b.cookie();
     }
 
     /** A buffer an endpoint can take into. */
