@@ -58,31 +58,30 @@ class ShmRefusedMessageTest
     @Test
     void sendWithNoReceivePostedCompletesWithReceiverNotReady()
     {
-        try (ShmNode server = ShmNode.open(dir, "srv", "");
-            ShmNode client = ShmNode.open(dir, "cli", "complete_written=false"))
-        {
-            final ShmNode.Ep[] p = ShmNode.connect(client, server, 4711);
-            final Lmr source = client.lmr(4096);
-            p[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 64)}, 1, 0);
-            final DatEvent send = next(p[0].req(), EventNumber.DTO_COMPLETION_EVENT);
-            assertEquals(DtoStatus.ERR_RECEIVER_NOT_READY, send.dto.status, send.toString());
-            next(p[0].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
-            next(p[1].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
-        }
+        assertEquals(DtoStatus.ERR_RECEIVER_NOT_READY, sendToNoReceive("complete_written=false"));
     }
 
     @Test
     void sendWrittenByItsPostCompletesAndTheRefusalBreaksTheConnection()
     {
-        try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", ""))
+        assertEquals(DtoStatus.SUCCESS, sendToNoReceive(""));
+    }
+
+    /**
+     * One 64-byte Send from a client opened with {@code clientData} to a server that posted no
+     * receive: both ends break; returns the Send's completion status.
+     */
+    private DtoStatus sendToNoReceive(final String clientData)
+    {
+        try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", clientData))
         {
             final ShmNode.Ep[] p = ShmNode.connect(client, server, 4711);
             final Lmr source = client.lmr(4096);
             p[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, 0, 64)}, 1, 0);
             final DatEvent send = next(p[0].req(), EventNumber.DTO_COMPLETION_EVENT);
-            assertEquals(DtoStatus.SUCCESS, send.dto.status, send.toString());
             next(p[0].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
             next(p[1].conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+            return send.dto.status;
         }
     }
 }
