@@ -15,9 +15,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One end of an established {@code shm} connection. A Send of one record posted while
- * nothing of the connection waits is written into the ring by its post and completes at once
- * ({@link #sendNow}); any other post only enqueues (lock-free), and progress rounds of the port
+ * One end of an established {@code shm} connection. With {@code complete_written=true}, a Send
+ * of one record posted while nothing of the connection waits is written into the ring by its post
+ * and completes at once ({@link #sendNow}); any other post only enqueues (lock-free), and progress rounds of the port
  * then, in order: write queued messages into this side's ring as records of at
  * most {@code max_chunk} payload bytes, copied from the engine's registered memory; hand the
  * peer's records to the engine, which validates and places them (one copy, from the ring into the
@@ -193,8 +193,9 @@ final class ShmChannel implements Channel, Work
     @Override
     public void flush()
     {
-        // after a post that wrote its message itself (sendNow) nothing waits: no round for it
-        if (!finished && !outbound.isEmpty())
+        // a round even after a post that wrote its message itself (sendNow): Sends of the queue
+        // that wait to be reported sent are reaped here, or the request queue fills up
+        if (!finished)
         {
             port.flush(this);
         }

@@ -20,7 +20,7 @@
  * nothing of its connection waits to be written is written into the ring by the posting thread,
  * and its DTO completes as soon as the record is published: the local buffer may be reused, which
  * is what a DAT send completion promises (as on tcp), not that the peer placed it
- * ({@code complete_written}, default true). Any other message counts as sent when the peer has
+ * ({@code complete_written=true}; by default off). Any other message counts as sent when the peer has
  * consumed its last record, which it does only after its engine placed it.
  *
  * <p><b>Shared memory.</b> {@code ShmMemory} is memory of a file under the provider's directory,

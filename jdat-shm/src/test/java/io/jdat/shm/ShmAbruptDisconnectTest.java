@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS; with
- * {@code complete_written=false}, one it did not is FLUSHED and never placed afterwards; by
- * default, a Send its post wrote into the ring completed SUCCESS at once, and the disconnect
- * withdraws it all the same, so that it is never placed either. One side's I/O thread sleeps whenever it finds
+ * {@code complete_written=false} (the default), one it did not is FLUSHED and never placed
+ * afterwards; with {@code complete_written=true}, a Send its post wrote into the ring completed
+ * SUCCESS at once, and the disconnect withdraws it all the same, so that it is never placed
+ * either. One side's I/O thread sleeps whenever it finds
  * nothing to do, so that only the test's own calls move that IA: the Sends wait, placed, for a
  * report that only the disconnect gives, or wait, written, for a peer that only looks after it.
  * That IA parks rather than sleeping on the rings' futex words ({@code futex=false}): else the
@@ -117,7 +118,7 @@ class ShmAbruptDisconnectTest
     void sendsWrittenByTheirPostCompleteAtOnceAndAreWithdrawnByTheAbort() throws InterruptedException
     {
         try (ShmNode server = ShmNode.open(dir, "srv", SLEEPY);
-            ShmNode client = ShmNode.open(dir, "cli", SLEEPY))
+            ShmNode client = ShmNode.open(dir, "cli", SLEEPY + " complete_written=true"))
         {
             final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
             final Lmr source = client.lmr(SENDS * LEN);

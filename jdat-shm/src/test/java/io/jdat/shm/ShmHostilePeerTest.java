@@ -256,10 +256,8 @@ class ShmHostilePeerTest
             final Lmr out = victim.lmr(4096);
             ep.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(out, 0, 100)}, 2, 0);
             victimBrokeAndPlacedNothing();
-            // the post wrote the Send into the ring, where the forged head left room, and
-            // completed it (complete_written): only then did a round read the head
             final DatEvent send = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
-            assertEquals(DtoStatus.SUCCESS, send.dto.status, send.toString());
+            assertEquals(DtoStatus.ERR_FLUSHED, send.dto.status, send.toString());
         }
     }
 

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
  * On shm a Write, and a Send under {@code complete_written=false}, completes once the target
  * consumed its last record, which means it was placed. A message the target's engine refuses is
  * therefore not a success: it completes with the error the target's Terminate names (digest §4.4),
- * not with DAT_DTO_SUCCESS ahead of it. A Send its post wrote into the ring (the default) completed
- * with success at once, and the refusal breaks the connection after it.
+ * not with DAT_DTO_SUCCESS ahead of it. A Send its post wrote into the ring
+ * ({@code complete_written=true}) completed with success at once, and the refusal breaks the
+ * connection after it.
  */
 class ShmRefusedMessageTest
 {
@@ -64,7 +65,7 @@ class ShmRefusedMessageTest
     @Test
     void sendWrittenByItsPostCompletesAndTheRefusalBreaksTheConnection()
     {
-        assertEquals(DtoStatus.SUCCESS, sendToNoReceive(""));
+        assertEquals(DtoStatus.SUCCESS, sendToNoReceive("complete_written=true"));
     }
 
     /**

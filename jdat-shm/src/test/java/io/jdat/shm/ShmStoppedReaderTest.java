@@ -162,14 +162,14 @@ class ShmStoppedReaderTest
     }
 
     /**
-     * A Send its post wrote into the ring completed at once ({@code complete_written}, the
-     * default), so nothing of the endpoint's waits for the peer; the record does, and a peer that
-     * never reads it breaks the connection at the stall bound all the same.
+     * A Send its post wrote into the ring completed at once ({@code complete_written=true}), so
+     * nothing of the endpoint's waits for the peer; the record does, and a peer that never reads
+     * it breaks the connection at the stall bound all the same.
      */
     @Test
     void aRecordWrittenByItsPostCountsForTheStallBound() throws Exception
     {
-        victim = ShmNode.open(dir, "victim", "stall_ms=" + STALL_MS);
+        victim = ShmNode.open(dir, "victim", "complete_written=true stall_ms=" + STALL_MS);
         final EventDispatcher crEvd = victim.evd(8, EvdFlags.CR_FLAG);
         victim.ia.pspCreate(7000, crEvd, PspFlags.CONSUMER_FLAG);
         final ShmNode.Ep ep = victim.ep(new EpAttr());
