@@ -15,10 +15,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One end of an established {@code shm} connection. With {@code complete_written=true}, a Send
- * of one record posted while nothing of the connection waits is written into the ring by its post
- * and completes at once ({@link #sendNow}); any other post only enqueues (lock-free), and progress rounds of the port
- * then, in order: write queued messages into this side's ring as records of at
+ * One end of an established {@code shm} connection. Posting only enqueues (lock-free); progress
+ * rounds of the port then, in order: write queued messages into this side's ring as records of at
  * most {@code max_chunk} payload bytes, copied from the engine's registered memory; hand the
  * peer's records to the engine, which validates and places them (one copy, from the ring into the
  * target); report messages sent once the peer has consumed their last record, which it does only
@@ -35,8 +33,7 @@ import java.lang.foreign.ValueLayout;
  * make room within {@code close_timeout_ms} is dropped. The peer's "gone" word and its death are
  * acted on after what it wrote before is delivered. A live peer that stops reading breaks the
  * connection once it consumed nothing of ours for {@code stall_ms}; what it had not claimed is
- * withdrawn as in an abort, so each message reported sent through the queue is placed, and one
- * not reported is never placed; a message its post wrote completed at once and may be withdrawn.
+ * withdrawn as in an abort, so each message is either placed and reported sent or never placed.
  */
 final class ShmChannel implements Channel, Work
 {
@@ -62,7 +59,6 @@ final class ShmChannel implements Channel, Work
     private final MemorySegment rxData;
     private final int maxChunk;
     private final long directMin;
-    private final boolean completeWritten;
     private final OutboundQueue outbound = new OutboundQueue();
     private volatile boolean finished;
     private volatile boolean abortRequested;
@@ -112,7 +108,6 @@ final class ShmChannel implements Channel, Work
         this.rxData = rx.data();
         this.maxChunk = port.transport.maxChunk;
         this.directMin = port.transport.directMin;
-        this.completeWritten = port.transport.completeWritten;
     }
 
     // ---------------------------------------------------------------- Channel
@@ -126,75 +121,9 @@ final class ShmChannel implements Channel, Work
         }
     }
 
-    /**
-     * A Send written into the ring by the posting thread as one record and published, with no
-     * trip through the outbound queue and no wake of the I/O thread: when nothing of this
-     * connection waits to be written (so order holds), the progress lock is free at once, the
-     * Send fits one record and the ring has room. Anything else
-     * returns false, having written nothing, and the engine posts the message the usual way.
-     *
-     * <p>What the completion means: true makes the engine report the DTO complete at once, with
-     * the record in the ring. The payload's bytes are copied, so the local buffer may be reused;
-     * that is all a DAT send completion promises (as on tcp: the bytes left this side). It does
-     * not say that the peer placed it, as a message reported through {@link ChannelHandler#onSent}
-     * does: a peer that rejects it (no receive posted, or one too small) breaks the connection after
-     * the completion, and an abrupt close withdraws the records the peer has not claimed, these
-     * included ({@link SpscRing#withdraw()}), so such a Send may never be placed. With
-     * {@code complete_written=false} every message waits for the peer, as before. An RDMA Write
-     * always does: its completion keeps telling a protection fault at the target
-     * ({@code DAT_DTO_ERR_REMOTE_ACCESS}), as loopback's does.
-     */
-    @Override
-    public boolean sendNow(final int opcode, final int msn, final int stag, final long to,
-        final MemorySegment memory, final long offset, final long length)
-    {
-        if (!completeWritten || opcode == RdmapOpcode.RDMA_WRITE || finished || abortRequested || closeRequested
-            || length > maxChunk || !outbound.isEmpty() || port.progress.isHeldByCurrentThread()
-            || !port.progress.tryLock())
-        {
-            return false;
-        }
-        try
-        {
-            if (state != OPEN || current != null || !outbound.isEmpty())
-            {
-                return false;
-            }
-            final int len = (int) length;
-            final int header = Frame.headerLength(opcode, 0);
-            final long at = tx.claim(header + len);
-            if (at < 0)
-            {
-                return false;
-            }
-            Frame.header(txData, at, header + len, opcode, Frame.FLAG_LAST);
-            Frame.untagged(txData, at, msn, 0);
-            if (len > 0)
-            {
-                MemorySegment.copy(memory, offset, txData, at + header, len);
-            }
-            tx.commit();
-            return true;
-        }
-        catch (final RuntimeException | InternalError e)
-        {
-            // a bad head from the peer, or a mapping that failed: the message goes the usual way,
-            // and the round that meets the same fault breaks the connection (not here, under the
-            // sender's endpoint lock)
-            port.wake();
-            return false;
-        }
-        finally
-        {
-            port.progress.unlock();
-        }
-    }
-
     @Override
     public void flush()
     {
-        // a round even after a post that wrote its message itself (sendNow): Sends of the queue
-        // that wait to be reported sent are reaped here, or the request queue fills up
         if (!finished)
         {
             port.flush(this);
@@ -885,13 +814,12 @@ final class ShmChannel implements Channel, Work
     /** Whether records or messages of ours waited {@code stall_ms} with the peer consuming nothing. */
     private boolean stalled(final long now)
     {
-        final long head = tx.consumed();
-        if (sent.isEmpty() && current == null && head == tx.position())
+        if (sent.isEmpty() && current == null)
         {
-            // nothing waits: not even a record written by a post that completed at once (sendNow)
             stallWatched = false;
             return false;
         }
+        final long head = tx.consumed();
         if (!stallWatched || head != stallHead)
         {
             stallWatched = true;

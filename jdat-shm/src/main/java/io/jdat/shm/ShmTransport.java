@@ -65,15 +65,6 @@ import java.nio.file.Path;
  *   <li>{@code direct_min}: RDMA Writes and Read Responses of at least this many bytes out of
  *       shared memory ({@link ShmMemory}) travel as a reference to it instead of through the ring
  *       (default 65536; 0 turns it off)</li>
- *   <li>{@code complete_written}: a Send of at most {@code max_chunk} bytes posted while nothing
- *       of its endpoint waits to be written is written into the ring by the posting thread and
- *       completes at once, once its record is published (default false: a window of Sends in
- *       MessageRateBenchmark filled the request queue with it, not understood yet): the DTO's completion then
- *       says that the local buffer may be reused, as on tcp, not that the peer placed it (a Send
- *       the peer refuses, or that an abrupt close withdraws, has completed with success).
- *       {@code false}: every message completes when the peer has consumed (placed) its last
- *       record, as RDMA Writes, Reads and larger Sends always do; an abrupt close then flushes
- *       exactly what the peer never places</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
  *       before the connection is dropped (default 2000)</li>
  * </ul>
@@ -103,8 +94,6 @@ final class ShmTransport implements Transport
     final long stallNanos;
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
     final long directMin;
-    /** Whether a message the posting thread writes into the ring completes at once ({@code complete_written}). */
-    final boolean completeWritten;
 
     ShmTransport(final String iaName, final EngineConfig config)
     {
@@ -156,7 +145,6 @@ final class ShmTransport implements Transport
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
         this.directMin = config.bounded("direct_min", 65536, 0, Long.MAX_VALUE);
-        this.completeWritten = config.flag("complete_written", false);
     }
 
     @Override
