@@ -747,6 +747,44 @@ class EvdTest
     }
 
     @Test
+    void evdResizeKeepsQueuedDtoCompletionsWhole()
+    {
+        // a DTO completion's cookie and length live apart from the rest of its record: a resize
+        // (up, then down to the queued count) must carry both, with the endpoint and the status
+        try (Fixture f = new Fixture())
+        {
+            final Fixture.Ep[] p = f.connectedPair(new EpAttr());
+            final Fixture.Ep a = p[0];
+            final Fixture.Ep b = p[1];
+            final io.jdat.Lmr lmr = f.lmr(4096);
+            final int sends = 5;
+            for (int i = 0; i < sends; i++)
+            {
+                b.ep().postRecv(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, i * 64, 64)}, 100 + i, 0);
+            }
+            for (int i = 0; i < sends; i++)
+            {
+                a.ep().postSend(1, new io.jdat.LmrTriplet[] {io.jdat.LmrTriplet.of(lmr, 2048, 8 + i)}, i + 1, 0);
+                assertEquals(io.jdat.DtoStatus.SUCCESS, Fixture.next(a.req()).dto.status);
+            }
+            b.recv().resize(300);
+            b.recv().resize(sends);
+            assertEquals(sends, query(b.recv()).evdQlen);
+            final DatEvent ev = new DatEvent();
+            for (int i = 0; i < sends; i++)
+            {
+                assertEquals(DatStatus.SUCCESS, b.recv().dequeue(ev));
+                assertEquals(EventNumber.DTO_COMPLETION_EVENT, ev.number(), ev::toString);
+                assertSame(b.ep(), ev.dto.epHandle, ev::toString);
+                assertEquals(io.jdat.DtoStatus.SUCCESS, ev.dto.status, ev::toString);
+                assertEquals(100 + i, ev.dto.userCookie, ev::toString);
+                assertEquals(8 + i, ev.dto.transferredLength, ev::toString);
+            }
+            assertEquals(DatStatus.QUEUE_EMPTY, b.recv().dequeue(ev));
+        }
+    }
+
+    @Test
     void evdResizeToABadLengthIsInvalidParameter()
     {
         try (Fixture f = new Fixture(Fixture.loopbackWith("max_evd_qlen=64")))
