@@ -1,6 +1,5 @@
 package io.jdat.engine;
 
-
 /**
  * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
  * placing into the endpoint takes them in order, as a NIC's receive queue works. An SRQ's

@@ -122,7 +122,8 @@ class Segments
         final boolean needWrite, final int iovArg)
     {
         // counted in locals and stored once, where they change (see set); a list that fails
-        // validation keeps what it held, which its caller then clears
+        // validation keeps its old count and total over overwritten segments: a receive's caller
+        // clears it, and a request's slot and the scratch lists were empty (count 0) before
         int c = 0;
         long tot = 0;
         if (n < 0 || n > maxIov)
