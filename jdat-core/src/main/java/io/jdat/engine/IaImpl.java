@@ -347,8 +347,7 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
             counts[type.ordinal()]--;
             switch (o)
             {
-                case PspImpl p -> transportWork.add(p.destroy());
-                case RspImpl r -> transportWork.add(r.destroy());
+                case ServicePointImpl sp -> transportWork.add(sp.destroy());
                 case CrImpl c -> transportWork.add(c.destroy());
                 case EpImpl e -> transportWork.add(e.destroy());
                 case EvdImpl e -> e.destroy();

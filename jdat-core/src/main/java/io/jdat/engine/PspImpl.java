@@ -2,13 +2,11 @@ package io.jdat.engine;
 
 import io.jdat.DatReturnSubtype;
 import io.jdat.EventDispatcher;
-import io.jdat.EvdFlags;
 import io.jdat.HandleType;
 import io.jdat.PspFlags;
 import io.jdat.PspParam;
 import io.jdat.PublicServicePoint;
 import io.jdat.engine.channel.IncomingRequest;
-import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 import io.jdat.spi.DatArg;
 
@@ -17,16 +15,13 @@ import io.jdat.spi.DatArg;
  * its backlog: when it is full, requests are refused (the active side sees a non-peer rejection)
  * rather than overflowing it.
  */
-final class PspImpl extends EngineObject implements PublicServicePoint, ListenHandler
+final class PspImpl extends ServicePointImpl implements PublicServicePoint
 {
-    final EvdImpl evd;
     final int pspFlags;
-    private volatile Listener listener;
 
     private PspImpl(final IaImpl ia, final EvdImpl evd, final int pspFlags)
     {
-        super(ia, HandleType.PSP);
-        this.evd = evd;
+        super(ia, HandleType.PSP, evd);
         this.pspFlags = pspFlags;
     }
 
@@ -45,34 +40,10 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
             ia.checkLimit(HandleType.PSP, ia.config.maxPsps, DatReturnSubtype.NO_SUBTYPE, "PSPs");
             psp = new PspImpl(ia, evd, pspFlags);
             ia.register(psp, ia.config.maxPsps, DatReturnSubtype.NO_SUBTYPE, "PSPs");
-            evd.streamRefs++;
-            evd.otherStreams++;
+            psp.attach();
         }
-        try
-        {
-            psp.listener = any ? ia.port().listenAny(psp) : ia.port().listen(connQual, psp);
-        }
-        catch (final RuntimeException e)
-        {
-            synchronized (ia.lock)
-            {
-                psp.release();
-            }
-            throw e;
-        }
+        psp.listen(() -> any ? ia.port().listenAny(psp) : ia.port().listen(connQual, psp));
         return psp;
-    }
-
-    static EvdImpl crEvd(final IaImpl ia, final EventDispatcher evdHandle)
-    {
-        final EvdImpl evd = cast(evdHandle, EvdImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CR, false,
-            "evd_handle");
-        if (!evd.accepts(EvdFlags.CR_FLAG))
-        {
-            throw Errors.invalidHandle(DatReturnSubtype.INVALID_HANDLE_EVD_CR,
-                "the EVD was not created with DAT_EVD_CR_FLAG");
-        }
-        return evd;
     }
 
     @Override
@@ -124,47 +95,6 @@ final class PspImpl extends EngineObject implements PublicServicePoint, ListenHa
             }
             return true;
         }
-    }
-
-    @Override
-    public void free()
-    {
-        final Listener l;
-        synchronized (ia.lock)
-        {
-            checkLive();
-            l = listener;
-            release();
-        }
-        if (l != null)
-        {
-            l.close();
-        }
-    }
-
-    /** Forgets this PSP and drops its EVD reference. IA lock held. */
-    private void release()
-    {
-        markDestroyed();
-        evd.streamRefs--;
-        evd.otherStreams--;
-        ia.forget(this);
-    }
-
-    /** IA close. IA lock held. */
-    Runnable destroy()
-    {
-        markDestroyed();
-        evd.streamRefs--;
-        evd.otherStreams--;
-        final Listener l = listener;
-        return () ->
-        {
-            if (l != null)
-            {
-                l.close();
-            }
-        };
     }
 
     @Override

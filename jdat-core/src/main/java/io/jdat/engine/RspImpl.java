@@ -7,7 +7,6 @@ import io.jdat.HandleType;
 import io.jdat.ReservedServicePoint;
 import io.jdat.RspParam;
 import io.jdat.engine.channel.IncomingRequest;
-import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 import io.jdat.spi.DatArg;
 
@@ -16,19 +15,16 @@ import io.jdat.spi.DatArg;
  * stops listening (later requests are refused as if nobody listened), but the handle stays valid
  * until {@code dat_rsp_free}, and the CR event names it.
  */
-final class RspImpl extends EngineObject implements ReservedServicePoint, ListenHandler
+final class RspImpl extends ServicePointImpl implements ReservedServicePoint
 {
     final long connQual;
-    final EvdImpl evd;
     private EpImpl ep;
-    private volatile Listener listener;
     private boolean used;
 
     private RspImpl(final IaImpl ia, final long connQual, final EvdImpl evd, final EpImpl ep)
     {
-        super(ia, HandleType.RSP);
+        super(ia, HandleType.RSP, evd);
         this.connQual = connQual;
-        this.evd = evd;
         this.ep = ep;
     }
 
@@ -40,7 +36,7 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
         {
             ia.checkLive();
             final EpImpl ep = cast(epHandle, EpImpl.class, ia, DatReturnSubtype.INVALID_HANDLE_EP, true, "ep_handle");
-            final EvdImpl evd = PspImpl.crEvd(ia, evdHandle);
+            final EvdImpl evd = crEvd(ia, evdHandle);
             ia.checkLimit(HandleType.RSP, ia.config.maxRsps, DatReturnSubtype.NO_SUBTYPE, "RSPs");
             rsp = new RspImpl(ia, connQual, evd, ep);
             if (ep != null)
@@ -48,21 +44,9 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
                 ep.states.reserveFor(rsp);
             }
             ia.register(rsp, ia.config.maxRsps, DatReturnSubtype.NO_SUBTYPE, "RSPs");
-            evd.streamRefs++;
-            evd.otherStreams++;
+            rsp.attach();
         }
-        try
-        {
-            rsp.listener = ia.port().listen(connQual, rsp);
-        }
-        catch (final RuntimeException e)
-        {
-            synchronized (ia.lock)
-            {
-                rsp.release();
-            }
-            throw e;
-        }
+        rsp.listen(() -> ia.port().listen(connQual, rsp));
         return rsp;
     }
 
@@ -148,48 +132,15 @@ final class RspImpl extends EngineObject implements ReservedServicePoint, Listen
         }
     }
 
-    @Override
-    public void free()
-    {
-        final Listener l;
-        synchronized (ia.lock)
-        {
-            checkLive();
-            l = listener;
-            release();
-        }
-        if (l != null)
-        {
-            l.close();
-        }
-    }
-
     /** Forgets this RSP; an endpoint still only reserved goes back to the consumer. IA lock held. */
-    private void release()
+    @Override
+    void release()
     {
-        markDestroyed();
-        evd.streamRefs--;
-        evd.otherStreams--;
+        super.release();
         if (ep != null)
         {
             ep.states.unreserve();
         }
-        ia.forget(this);
-    }
-
-    Runnable destroy()
-    {
-        markDestroyed();
-        evd.streamRefs--;
-        evd.otherStreams--;
-        final Listener l = listener;
-        return () ->
-        {
-            if (l != null)
-            {
-                l.close();
-            }
-        };
     }
 
     @Override
