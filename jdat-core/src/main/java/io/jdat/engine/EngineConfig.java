@@ -140,6 +140,46 @@ public final class EngineConfig
     }
 
     /**
+     * A transport's range option, {@code LO-HI} with each end read as {@link #bounded} reads a
+     * number: {@code {fallbackLow, fallbackHigh}} when absent or empty.
+     *
+     * @throws IllegalArgumentException if the value is not two numbers joined by {@code -}, or
+     *     not {@code min <= LO <= HI <= max}
+     */
+    public long[] range(final String key, final long fallbackLow, final long fallbackHigh, final long min,
+        final long max)
+    {
+        final String v = values.get(key);
+        if (v == null || v.isEmpty())
+        {
+            return new long[] {fallbackLow, fallbackHigh};
+        }
+        // the first '-' after the first character: LO itself may not be negative, so no sign
+        final int dash = v.indexOf('-', 1);
+        final long low;
+        final long high;
+        try
+        {
+            if (dash < 0)
+            {
+                throw new NumberFormatException();
+            }
+            low = Long.decode(v.substring(0, dash));
+            high = Long.decode(v.substring(dash + 1));
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a range LO-HI", e);
+        }
+        if (low < min || high > max || low > high)
+        {
+            throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a range within " + min
+                + ".." + max + " with LO <= HI");
+        }
+        return new long[] {low, high};
+    }
+
+    /**
      * A transport's yes/no option: {@code fallback} when absent; a key given without a value,
      * {@code 1}, {@code true}, {@code yes} or {@code on} is true; {@code 0}, {@code false},
      * {@code no} or {@code off} is false (any case).

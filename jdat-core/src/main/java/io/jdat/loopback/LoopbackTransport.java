@@ -26,18 +26,9 @@ final class LoopbackTransport implements Transport
         this.address = IaAddress.named(a == null || a.isEmpty() ? iaName : a);
         final String pd = config.get("max_private_data");
         this.maxPrivateData = pd == null ? 256 : Integer.parseInt(pd);
-        final String range = config.get("any_qual_range");
-        if (range == null)
-        {
-            anyLow = 49152;
-            anyHigh = 65535;
-        }
-        else
-        {
-            final int dash = range.indexOf('-');
-            anyLow = Long.parseLong(range.substring(0, dash));
-            anyHigh = Long.parseLong(range.substring(dash + 1));
-        }
+        final long[] range = config.range("any_qual_range", 49152, 65535, 0, Long.MAX_VALUE - 1);
+        anyLow = range[0];
+        anyHigh = range[1];
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jdat.engine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The number and yes/no options transports read from instance data. */
+/** The number, range and yes/no options transports read from instance data. */
 class EngineConfigOptionsTest
 {
     @Test
@@ -31,6 +32,35 @@ class EngineConfigOptionsTest
         final IllegalArgumentException word = assertThrows(IllegalArgumentException.class,
             () -> c.bounded("word", 0, 0, 8));
         assertEquals("instance data: word=many is not a number", word.getMessage());
+    }
+
+    @Test
+    void aRangeIsTwoNumbersInOrderWithinItsBounds()
+    {
+        final EngineConfig c = EngineConfig.parse("r=100-103 one=7-7 hex=0x10-0x20 empty=");
+        assertArrayEquals(new long[] {100, 103}, c.range("r", 1, 2, 0, 1000));
+        assertArrayEquals(new long[] {7, 7}, c.range("one", 1, 2, 0, 1000));
+        assertArrayEquals(new long[] {16, 32}, c.range("hex", 1, 2, 0, 1000));
+        assertArrayEquals(new long[] {1, 2}, c.range("empty", 1, 2, 0, 1000));
+        assertArrayEquals(new long[] {1, 2}, c.range("missing", 1, 2, 0, 1000));
+    }
+
+    @Test
+    void aRangeThatIsNotOneIsRefusedByName()
+    {
+        final EngineConfig c = EngineConfig.parse(
+            "down=5-3 word=many half=5- dash=- neg=-5-3 big=1-1001 plus=+1-2 two=1-2-3");
+        for (final String key : new String[] {"down", "word", "half", "dash", "neg", "big", "two"})
+        {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> c.range(key, 0, 1, 0, 1000), key);
+            assertTrue(e.getMessage().startsWith("instance data: " + key + "=" + c.get(key) + " is not a range"),
+                e.getMessage());
+        }
+        assertEquals("instance data: down=5-3 is not a range within 0..1000 with LO <= HI",
+            assertThrows(IllegalArgumentException.class, () -> c.range("down", 0, 1, 0, 1000)).getMessage());
+        // Long.decode takes a sign: "+1" is 1, as a number option reads it
+        assertArrayEquals(new long[] {1, 2}, c.range("plus", 0, 1, 0, 1000));
     }
 
     @Test

@@ -112,18 +112,9 @@ final class ShmTransport implements Transport
         }
         this.address = IaAddress.named(name);
         this.maxPrivateData = (int) config.bounded("max_private_data", 256, 0, ConnectionFile.PD_MAX);
-        final String range = config.get("any_qual_range");
-        if (range == null)
-        {
-            anyLow = 49152;
-            anyHigh = 65535;
-        }
-        else
-        {
-            final int dash = range.indexOf('-');
-            anyLow = Long.parseLong(range.substring(0, dash));
-            anyHigh = Long.parseLong(range.substring(dash + 1));
-        }
+        final long[] range = config.range("any_qual_range", 49152, 65535, 0, Long.MAX_VALUE - 1);
+        anyLow = range[0];
+        anyHigh = range[1];
         this.ringSize = (int) config.bounded("ring_size", 1 << 20, ConnectionFile.MIN_RING, ConnectionFile.MAX_RING);
         if (Integer.bitCount(ringSize) != 1)
         {
