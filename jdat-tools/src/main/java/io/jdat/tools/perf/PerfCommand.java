@@ -341,7 +341,8 @@ public final class PerfCommand implements Callable<Integer>
             if (plan.baseline != null)
             {
                 out.println("baseline " + plan.baseline.name() + ": " + plan.baseline.description()
-                    + "; ratio = jdat / baseline");
+                    + "; ratio = jdat / baseline; a bandwidth row of " + Sizes.format(2 * Slices.SLICE_BYTES)
+                    + " or more runs in up to " + Slices.MAX_SLICES + " slices, jdat's and the baseline's in turn");
             }
             final boolean serverHere = where != null;
             final WarmUp.Result warm = WarmUp.run(() -> warmUp(client, plan), () ->
@@ -378,17 +379,33 @@ public final class PerfCommand implements Callable<Integer>
                             progress.step();
                         }
                     }
-                    if (plan.bw)
+                    if (plan.bw && plan.baseline != null)
+                    {
+                        // in alternating slices, so that a change of the machine's state between
+                        // jdat's part and the baseline's does not decide the ratio (see Slices)
+                        final int[] parts = Slices.of(size, n);
+                        final Figures.Bandwidth[] mine = new Figures.Bandwidth[parts.length];
+                        final Figures.Bandwidth[] theirs = new Figures.Bandwidth[parts.length];
+                        final long rowSeed = seed++;
+                        for (int i = 0; i < parts.length; i++)
+                        {
+                            final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, parts[i], w, bidirectional,
+                                rowSeed);
+                            mine[i] = client.jdatBandwidth(r);
+                            theirs[i] = client.baselineBandwidth(plan.baseline, r);
+                        }
+                        bwAlloc = client.allocated();
+                        b = Slices.combine(mine, parts);
+                        bb = Slices.combine(theirs, parts);
+                        progress.step();
+                        progress.step();
+                    }
+                    else if (plan.bw)
                     {
                         final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, n, w, bidirectional, seed++);
                         b = client.jdatBandwidth(r);
                         bwAlloc = client.allocated();
                         progress.step();
-                        if (plan.baseline != null)
-                        {
-                            bb = client.baselineBandwidth(plan.baseline, r);
-                            progress.step();
-                        }
                     }
                     final Row row = new Row(provider.name(), o, size, n, l, b,
                         plan.baseline == null ? null : plan.baseline.name(), bl, bb);
