@@ -456,7 +456,11 @@ public final class PerfCommand implements Callable<Integer>
     /**
      * Runs every test of the plan once at a small size, unmeasured: one pass of the warm-up,
      * which {@link WarmUp} repeats until the JIT compiler is quiet, so that the rows of the
-     * table, jdat's and the baseline's alike, are not the compiler's.
+     * table, jdat's and the baseline's alike, are not the compiler's. A latency pass has a warm-up
+     * of its own, a tenth of its rounds as a row has: a loop that has only ever recorded every
+     * round is compiled without the branch that skips a row's first rounds, and throws that code
+     * away at a row's first round, so that the compiler recompiles the measuring loop during the
+     * measured rounds.
      */
     private void warmUp(final PerfClient client, final Plan plan)
     {
@@ -467,7 +471,7 @@ public final class PerfCommand implements Callable<Integer>
         {
             if (plan.lat)
             {
-                final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, 0, false, seed--);
+                final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, warmupFor(n), false, seed--);
                 client.jdatLatency(r);
                 if (plan.baseline != null)
                 {
