@@ -276,8 +276,7 @@ final class EventRing extends ClaimedRing
     }
 
     /**
-     * Events queued from position {@code from} on (a snapshot, once those claimed are published):
-     * those after {@code from} that another consumer took meanwhile do not count.
+     * Events queued from position {@code from} on (a snapshot, once those claimed are published).
      * A waiter asks this after each event it takes: when the next record is not published, no later
      * one is, and the answer is 0 without a look at {@code tail}, the producers' line (a post still
      * writing that record has not returned).
@@ -290,10 +289,8 @@ final class EventRing extends ClaimedRing
             return 0;
         }
         final long t = tail();
-        // from the head if another consumer took past from meanwhile: only events still queued count
-        final long h = Math.max(from, head());
-        settle(h, t);
-        return (int) Math.max(0, t - h);
+        settle(Math.max(from, head()), t);
+        return (int) Math.max(0, t - from);
     }
 
     /** Events queued now (a snapshot, once those claimed are published). */

@@ -57,24 +57,6 @@ class EventRingTest
     }
 
     @Test
-    void aCountAfterATakeLeavesOutWhatAnotherConsumerTookMeanwhile()
-    {
-        final EventRing r = new EventRing(4);
-        for (final String p : new String[] {"a", "b", "c"})
-        {
-            post(r, r.claim(), p);
-        }
-        final DatEvent event = new DatEvent();
-        final long taken = r.take(event, null, 1, false);
-        assertEquals(0, taken);
-        assertEquals(2, r.countFrom(taken + 1));
-        // a second consumer takes "b" before the first asks how many remain: only "c" does
-        assertEquals("b", take(r));
-        assertEquals(1, r.countFrom(taken + 1));
-        assertEquals(1, r.count());
-    }
-
-    @Test
     void oneProducerNeverWaitsForItselfAcrossLaps()
     {
         // capacity 3 in 4 slots: the first position's predecessor is the last slot, never written
