@@ -51,6 +51,13 @@ final class PerfClient
         {
             return server < 0 || ops <= 0 ? Double.NaN : (double) server / ops;
         }
+
+        /** Both counts together, as one run of their operations; a side not counted in either is not counted. */
+        Allocated plus(final Allocated other)
+        {
+            return new Allocated(client < 0 || other.client < 0 ? -1 : client + other.client,
+                server < 0 || other.server < 0 ? -1 : server + other.server, ops + other.ops);
+        }
     }
 
     PerfClient(final PerfSide side, final boolean corrupt)

@@ -392,9 +392,10 @@ public final class PerfCommand implements Callable<Integer>
                             final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, parts[i], w, bidirectional,
                                 rowSeed);
                             mine[i] = client.jdatBandwidth(r);
+                            // every slice's allocations count, not the last one's alone
+                            bwAlloc = bwAlloc == null ? client.allocated() : bwAlloc.plus(client.allocated());
                             theirs[i] = client.baselineBandwidth(plan.baseline, r);
                         }
-                        bwAlloc = client.allocated();
                         b = Slices.combine(mine, parts);
                         bb = Slices.combine(theirs, parts);
                         progress.step();

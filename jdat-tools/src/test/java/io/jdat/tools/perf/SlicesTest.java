@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** How a bandwidth row beside a baseline is cut into alternating slices, and how they add up. */
+/** How a bandwidth row beside a baseline is cut into alternating slices, and how they and their allocations add up. */
 class SlicesTest
 {
     @Test
@@ -43,5 +43,18 @@ class SlicesTest
         final Figures.Bandwidth row = Slices.combine(new Figures.Bandwidth[] {fast, slow}, new int[] {100, 100});
         assertEquals(200 / 1.1, row.msgPerS(), 1e-9);
         assertEquals(200 / 1.1, row.mbPerS(), 1e-9);
+    }
+
+    @Test
+    void theRowsAllocationsAreEverySlicesTogether()
+    {
+        // a slice that allocated must show in the row's bytes per operation, whichever slice it was
+        final PerfClient.Allocated first = new PerfClient.Allocated(4000, 0, 1000);
+        final PerfClient.Allocated rest = new PerfClient.Allocated(0, 0, 3000);
+        final PerfClient.Allocated row = first.plus(rest);
+        assertEquals(1.0, row.clientPerOp(), 1e-9);
+        assertEquals(0.0, row.serverPerOp(), 1e-9);
+        // a side not counted in one slice is not counted for the row
+        assertEquals(Double.NaN, first.plus(new PerfClient.Allocated(-1, 0, 1000)).clientPerOp());
     }
 }
