@@ -47,6 +47,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *     into the buffer its own receive descriptor names and writes and reads its own completion
  *     entry: every line but the message's stays on the receiver's core.</li>
  * </ul>
+ * {@link HopFloorRate} measures the same shapes' one-way message rate, a window of 64.
  * Every ring here is a row of 64-byte slots, each led by a sequence word: a slot holds entry n
  * once its word reads n + 1 (written last, with release; read first, with acquire). Every shape
  * but the queue also pays the one fence a DAT producer cannot skip: the look at a sleeping
