@@ -15,13 +15,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One end of an established {@code shm} connection. Posting only enqueues (lock-free); progress
- * rounds of the port then, in order: write queued messages into this side's ring as records of at
- * most {@code max_chunk} payload bytes, copied from the engine's registered memory; hand the
- * peer's records to the engine, which validates and places them (one copy, from the ring into the
- * target); report messages sent once the peer has consumed their last record, which it does only
- * after its engine placed them ({@link #sentMeansPlaced()}); and watch the peer: its "gone" word
- * in the file, and its process.
+ * One end of an established {@code shm} connection. A Send of one record posted while nothing of
+ * the connection waits is written into the ring by its post ({@link #sendNow}); any other post
+ * only enqueues (lock-free), and progress rounds of the port then, in order: write queued messages
+ * into this side's ring as records of at most {@code max_chunk} payload bytes, copied from the
+ * engine's registered memory; hand the peer's records to the engine, which validates and places
+ * them (one copy, from the ring into the target); report messages sent once the peer has consumed
+ * their last record, which it does only after its engine placed them ({@link #sentMeansPlaced()}),
+ * except a Send of one record, which completes once written whichever thread wrote it
+ * ({@code complete_written}, {@link #completesWritten}); and watch the peer: its "gone" word in
+ * the file, and its process.
  *
  * <p>The peer is not trusted: every record is checked before the engine sees it (see
  * {@link SpscRing} and {@link Frame}); each header field is read once; a violation sends a
@@ -33,7 +36,8 @@ import java.lang.foreign.ValueLayout;
  * make room within {@code close_timeout_ms} is dropped. The peer's "gone" word and its death are
  * acted on after what it wrote before is delivered. A live peer that stops reading breaks the
  * connection once it consumed nothing of ours for {@code stall_ms}; what it had not claimed is
- * withdrawn as in an abort, so each message is either placed and reported sent or never placed.
+ * withdrawn as in an abort, so each message reported once consumed is placed, and one not reported
+ * is never placed; a Send that completed once written may be withdrawn.
  */
 final class ShmChannel implements Channel, Work
 {
@@ -59,6 +63,7 @@ final class ShmChannel implements Channel, Work
     private final MemorySegment rxData;
     private final int maxChunk;
     private final long directMin;
+    private final boolean completeWritten;
     private final OutboundQueue outbound = new OutboundQueue();
     private volatile boolean finished;
     private volatile boolean abortRequested;
@@ -108,6 +113,7 @@ final class ShmChannel implements Channel, Work
         this.rxData = rx.data();
         this.maxChunk = port.transport.maxChunk;
         this.directMin = port.transport.directMin;
+        this.completeWritten = port.transport.completeWritten;
     }
 
     // ---------------------------------------------------------------- Channel
@@ -121,9 +127,76 @@ final class ShmChannel implements Channel, Work
         }
     }
 
+    /**
+     * A Send written into the ring by the posting thread as one record and published, with no
+     * trip through the outbound queue and no wake of the I/O thread: when nothing of this
+     * connection waits to be written (so order holds), the progress lock is free at once, the
+     * Send fits one record and the ring has room. Anything else
+     * returns false, having written nothing, and the engine posts the message the usual way.
+     *
+     * <p>What the completion means: true makes the engine report the DTO complete at once, with
+     * the record in the ring; the same Send queued instead completes as soon as a round wrote it
+     * ({@link #completesWritten}), so the meaning does not depend on the way it went. The
+     * payload's bytes are copied, so the local buffer may be reused; that is all a DAT send
+     * completion promises (as on tcp: the bytes left this side). It does not say that the peer
+     * placed it: a peer that rejects it (no receive posted, or one too small) breaks the
+     * connection after the completion, and an abrupt close withdraws the records the peer has not
+     * claimed, these included ({@link SpscRing#withdraw()}), so such a Send may never be placed.
+     * With {@code complete_written=false} every message waits for the peer, as before. An RDMA
+     * Write always does: its completion keeps telling a protection fault at the target
+     * ({@code DAT_DTO_ERR_REMOTE_ACCESS}), as loopback's does.
+     */
+    @Override
+    public boolean sendNow(final int opcode, final int msn, final int stag, final long to,
+        final MemorySegment memory, final long offset, final long length)
+    {
+        if (!completeWritten || opcode == RdmapOpcode.RDMA_WRITE || finished || abortRequested || closeRequested
+            || length > maxChunk || !outbound.isEmpty() || port.progress.isHeldByCurrentThread()
+            || !port.progress.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (state != OPEN || current != null || !outbound.isEmpty())
+            {
+                return false;
+            }
+            final int len = (int) length;
+            final int header = Frame.headerLength(opcode, 0);
+            final long at = tx.claim(header + len);
+            if (at < 0)
+            {
+                return false;
+            }
+            Frame.header(txData, at, header + len, opcode, Frame.FLAG_LAST);
+            Frame.untagged(txData, at, msn, 0);
+            if (len > 0)
+            {
+                MemorySegment.copy(memory, offset, txData, at + header, len);
+            }
+            tx.commit();
+            return true;
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // a bad head from the peer, or a mapping that failed: the message goes the usual way,
+            // and the round that meets the same fault breaks the connection (not here, under the
+            // sender's endpoint lock)
+            port.wake();
+            return false;
+        }
+        finally
+        {
+            port.progress.unlock();
+        }
+    }
+
     @Override
     public void flush()
     {
+        // a round even after a post that wrote its message itself (sendNow): Sends of the queue
+        // that wait to be reported sent are reaped here, or the request queue fills up
         if (!finished)
         {
             port.flush(this);
@@ -377,6 +450,19 @@ final class ShmChannel implements Channel, Work
                 {
                     break;
                 }
+                if (completesWritten(om))
+                {
+                    // written: complete, as if its post had written it (sendNow); the engine
+                    // reports requests in post order whatever order they come in
+                    current = null;
+                    n++;
+                    handler.onSent(om);
+                    if (abortRequested)
+                    {
+                        return n;
+                    }
+                    continue;
+                }
                 sent.add(om, tx.position());
             }
             current = null;
@@ -387,6 +473,18 @@ final class ShmChannel implements Channel, Work
             closeDeadline = (System.nanoTime() + port.transport.closeTimeoutNanos) | 1;
         }
         return n;
+    }
+
+    /**
+     * Whether a message completes once its record is written, whichever thread wrote it: a Send
+     * of one record (at most {@code max_chunk} bytes from one gather piece) under
+     * {@code complete_written}, the messages {@link #sendNow} may write.
+     */
+    private boolean completesWritten(final OutboundMessage m)
+    {
+        final int op = m.opcode();
+        return completeWritten && (op == RdmapOpcode.SEND || op == RdmapOpcode.SEND_WITH_SE)
+            && m.payloadLength() <= maxChunk && m.payloadSegments() <= 1;
     }
 
     /** Writes (the rest of) one message; false if the ring filled up first. */
@@ -814,12 +912,21 @@ final class ShmChannel implements Channel, Work
     /** Whether records or messages of ours waited {@code stall_ms} with the peer consuming nothing. */
     private boolean stalled(final long now)
     {
-        if (sent.isEmpty() && current == null)
+        final boolean nothingWaits = sent.isEmpty() && current == null;
+        if (nothingWaits && tx.drainedAsKnown())
         {
+            // nothing waits, and the head last loaded covers every record (no load: a head the
+            // peer forged is found only once a record of ours waits in the ring)
             stallWatched = false;
             return false;
         }
         final long head = tx.consumed();
+        if (nothingWaits && head == tx.position())
+        {
+            // nothing waits: not even a Send that completed once written
+            stallWatched = false;
+            return false;
+        }
         if (!stallWatched || head != stallHead)
         {
             stallWatched = true;

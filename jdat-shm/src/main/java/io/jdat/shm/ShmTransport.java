@@ -65,6 +65,16 @@ import java.nio.file.Path;
  *   <li>{@code direct_min}: RDMA Writes and Read Responses of at least this many bytes out of
  *       shared memory ({@link ShmMemory}) travel as a reference to it instead of through the ring
  *       (default 65536; 0 turns it off)</li>
+ *   <li>{@code complete_written}: a Send of one record (at most {@code max_chunk} bytes from one
+ *       gather piece) completes as soon as its record is published in the ring, whether the
+ *       posting thread wrote it (when nothing of its endpoint waits to be written) or a progress
+ *       round did; completions still come in post order (default true). The DTO's completion
+ *       then says that the local buffer may be reused, as on tcp, not that the peer placed it: a
+ *       Send the peer refuses completes with success and the connection breaks after it, and one
+ *       that an abrupt close withdraws has completed with success too. {@code false}: every
+ *       message completes when the peer has consumed (placed) its last record, as RDMA Writes,
+ *       Reads and larger Sends always do; an abrupt close then flushes exactly what the peer
+ *       never places</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
  *       before the connection is dropped (default 2000)</li>
  * </ul>
@@ -94,6 +104,8 @@ final class ShmTransport implements Transport
     final long stallNanos;
     /** The smallest RDMA Write or Read Response that goes direct; 0: none does. */
     final long directMin;
+    /** Whether a Send of one record completes once written into the ring ({@code complete_written}). */
+    final boolean completeWritten;
 
     ShmTransport(final String iaName, final EngineConfig config)
     {
@@ -136,6 +148,7 @@ final class ShmTransport implements Transport
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
         this.directMin = config.bounded("direct_min", 65536, 0, Long.MAX_VALUE);
+        this.completeWritten = config.flag("complete_written", true);
     }
 
     @Override

@@ -261,6 +261,12 @@ final class SpscRing
         return Shared.getLongAcquire(control, HEAD) != knownHead;
     }
 
+    /** Producer: whether the head last loaded covers every record published (no load). */
+    boolean drainedAsKnown()
+    {
+        return knownHead == position;
+    }
+
     /** Producer: how far the consumer has consumed (checked). */
     long consumed()
     {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jdat.CloseFlags;
 import io.jdat.DatEvent;
+import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
 import io.jdat.Lmr;
@@ -17,8 +18,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS, one
- * it did not is FLUSHED and never placed afterwards. One side's I/O thread sleeps whenever it finds
+ * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS; with
+ * {@code complete_written=false}, one it did not is FLUSHED and never placed afterwards; by
+ * default ({@code complete_written=true}) a Send of one record completed SUCCESS once written into
+ * the ring, whichever thread wrote it, and the disconnect withdraws it all the same, so that it is
+ * never placed either. One side's I/O thread sleeps whenever it finds
  * nothing to do, so that only the test's own calls move that IA: the Sends wait, placed, for a
  * report that only the disconnect gives, or wait, written, for a peer that only looks after it.
  * That IA parks rather than sleeping on the rings' futex words ({@code futex=false}): else the
@@ -80,7 +84,7 @@ class ShmAbruptDisconnectTest
     void sendsThePeerNeverTookAreFlushedAndNeverPlaced() throws InterruptedException
     {
         try (ShmNode server = ShmNode.open(dir, "srv", SLEEPY);
-            ShmNode client = ShmNode.open(dir, "cli", ""))
+            ShmNode client = ShmNode.open(dir, "cli", "complete_written=false"))
         {
             final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
             final Lmr source = client.lmr(SENDS * LEN);
@@ -99,6 +103,44 @@ class ShmAbruptDisconnectTest
             next(pair[0].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
 
             // the server wakes, sees the disconnect, and places none of the flushed Sends
+            next(pair[1].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            for (int i = 0; i < SENDS; i++)
+            {
+                final DatEvent recv = next(pair[1].recv(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, "receive " + i + ": " + recv);
+            }
+            assertEquals(-1, sink.memory().mismatch(MemorySegment.ofArray(new byte[SENDS * LEN])),
+                "the receive buffers are untouched");
+        }
+    }
+
+    @Test
+    void sendsCompleteOnceWrittenAndAreWithdrawnByTheAbort() throws InterruptedException
+    {
+        try (ShmNode server = ShmNode.open(dir, "srv", SLEEPY);
+            ShmNode client = ShmNode.open(dir, "cli", SLEEPY + " complete_written=true"))
+        {
+            final ShmNode.Ep[] pair = ShmNode.connect(client, server, 4711);
+            final Lmr source = client.lmr(SENDS * LEN);
+            final Lmr sink = server.lmr(SENDS * LEN);
+            // the server's I/O thread asleep: nothing of the server's runs while the client's Sends
+            // are written
+            Thread.sleep(200);
+            post(pair, source, sink);
+            // each Send completed once its record was written, by its post or, when a round of
+            // the client's I/O thread held the lock, by a round: before the server took any
+            for (int i = 0; i < SENDS; i++)
+            {
+                final DatEvent sent = next(pair[0].req(), EventNumber.DTO_COMPLETION_EVENT);
+                assertEquals(i, sent.dto.userCookie);
+                assertEquals(DtoStatus.SUCCESS, sent.dto.status, sent.toString());
+            }
+            final DatEvent sent = new DatEvent();
+            pair[0].ep().disconnect(CloseFlags.ABRUPT_FLAG);
+            next(pair[0].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            assertEquals(DatStatus.QUEUE_EMPTY, pair[0].req().dequeue(sent), "a completion too many");
+
+            // the server wakes and places none of them: the abort withdrew their records
             next(pair[1].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
             for (int i = 0; i < SENDS; i++)
             {

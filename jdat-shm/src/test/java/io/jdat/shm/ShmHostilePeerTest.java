@@ -253,11 +253,17 @@ class ShmHostilePeerTest
         {
             // the victim's producer reads this word to learn how much it may write
             Shared.setLongRelease(h.rx.control(), SpscRing.HEAD, -4096);
+            // rounds of the victim's run meanwhile: with nothing of its own in the ring they do not
+            // read the head, so the forged word is found only after the Send below was written
+            Thread.sleep(100);
             final Lmr out = victim.lmr(4096);
             ep.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(out, 0, 100)}, 2, 0);
             victimBrokeAndPlacedNothing();
+            // the Send fit where the head last loaded (0) left room: written and complete, by its
+            // post or by a round, before anything read the forged word (a full round reads it
+            // only once a record of ours waits), which then breaks the connection
             final DatEvent send = next(ep.req(), EventNumber.DTO_COMPLETION_EVENT);
-            assertEquals(DtoStatus.ERR_FLUSHED, send.dto.status, send.toString());
+            assertEquals(DtoStatus.SUCCESS, send.dto.status, send.toString());
         }
     }
 

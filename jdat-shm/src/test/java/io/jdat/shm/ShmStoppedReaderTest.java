@@ -67,7 +67,7 @@ class ShmStoppedReaderTest
     @Test
     void postsAreBoundedByTheRequestQueueAndTheConnectionBreaksAtTheStallBound() throws Exception
     {
-        victim = ShmNode.open(dir, "victim", "ring_size=65536 stall_ms=" + STALL_MS);
+        victim = ShmNode.open(dir, "victim", "ring_size=65536 complete_written=false stall_ms=" + STALL_MS);
         final IaAttr ia = new IaAttr();
         victim.ia.query(IaAttr.FIELD_ALL, ia, 0, null);
         assertEquals(Long.toString(STALL_MS), ia.transportAttr("jdat.shm.stall_ms"));
@@ -158,6 +158,39 @@ class ShmStoppedReaderTest
             StoppedReader.assertNotCopied(heapBefore, heapDuring);
             System.out.println("ShmStoppedReaderTest: " + StoppedReader.summary("the peer stopped", ms, honestMs,
                 heapBefore, heapDuring, heapAfter));
+        }
+    }
+
+    /**
+     * A Send of one record completed once written into the ring ({@code complete_written}, the
+     * default), so nothing of the endpoint's waits for the peer; the record does, and a peer that
+     * never reads it breaks the connection at the stall bound all the same.
+     */
+    @Test
+    void aRecordWrittenByItsPostCountsForTheStallBound() throws Exception
+    {
+        victim = ShmNode.open(dir, "victim", "stall_ms=" + STALL_MS);
+        final EventDispatcher crEvd = victim.evd(8, EvdFlags.CR_FLAG);
+        victim.ia.pspCreate(7000, crEvd, PspFlags.CONSUMER_FLAG);
+        final ShmNode.Ep ep = victim.ep(new EpAttr());
+        final Lmr mem = victim.lmr(64);
+        try (Hostile peer = Hostile.request(dir.resolve("victim"), 7000, f ->
+        {
+        }))
+        {
+            next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(ep.ep(), null);
+            peer.establish();
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            ep.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(mem, 0, 64)}, 1, 0);
+            final DatEvent sent = new DatEvent();
+            assertEquals(DatStatus.SUCCESS, ep.req().dequeue(sent), "the Send completed as its post wrote it");
+            assertEquals(DtoStatus.SUCCESS, sent.dto.status, sent.toString());
+            final long postedAt = System.nanoTime();
+            final DatEvent end = next(ep.conn());
+            final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - postedAt);
+            assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
+            assertTrue(ms >= STALL_MS / 2 && ms < STALL_MS + 2000, "broken " + ms + " ms after the post");
+            assertTrue(peer.rx.available() > 0, "the record is still in the ring");
         }
     }
 
