@@ -69,8 +69,8 @@ public interface Channel
 
     /**
      * Whether {@link ChannelHandler#onSent} means the peer has validated and placed the message
-     * (in-process and shared-memory channels) rather than only that the bytes left this side
-     * (network channels).
+     * (in-process and shared-memory channels; on shm, a Send of one record completes once written
+     * into the ring instead) rather than only that the bytes left this side (network channels).
      */
     boolean sentMeansPlaced();
 

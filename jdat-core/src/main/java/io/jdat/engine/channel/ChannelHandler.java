@@ -141,7 +141,12 @@ public interface ChannelHandler
     /** The peer sent a Terminate; {@link #onClosed} follows. */
     void onTerminate(TerminateInfo info);
 
-    /** A posted message was transmitted (see {@link Channel#sentMeansPlaced()}); in post order. */
+    /**
+     * A posted message was transmitted (see {@link Channel#sentMeansPlaced()}); in post order, except
+     * that a message that completes once written (shm's Send of one record) may be reported ahead
+     * of one posted before it that still waits for the peer: the engine completes requests in post
+     * order all the same.
+     */
     void onSent(OutboundMessage message);
 
     /** The connection is gone. Called once. */
