@@ -10,7 +10,6 @@ import io.jdat.engine.channel.RdmapOpcode;
 import io.jdat.engine.channel.SentLog;
 import io.jdat.engine.channel.TerminateCodes;
 import io.jdat.engine.channel.TerminateInfo;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -44,8 +43,6 @@ final class ShmChannel implements Channel, Work
     private static final int RX_BUDGET = 64;
     /** The most bytes one direct record names. */
     private static final int DIRECT_MAX = 1 << 30;
-    /** Peers' shared memories mapped at once; the oldest is unmapped to make room. */
-    private static final int PEER_MEMORIES = 16;
 
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
@@ -80,11 +77,7 @@ final class ShmChannel implements Channel, Work
     /** The message being written travels as references to this process's shared memory. */
     private boolean direct;
     /** The peer's shared memories this side mapped (read only) for its direct records. */
-    private final int[] peerPid = new int[PEER_MEMORIES];
-    private final int[] peerSeq = new int[PEER_MEMORIES];
-    private final MemorySegment[] peerMemory = new MemorySegment[PEER_MEMORIES];
-    private final Arena[] peerArena = new Arena[PEER_MEMORIES];
-    private int peerNext;
+    private final PeerMemories peerMemories;
     /** Messages written and not yet consumed by the peer, with the ring position after each. */
     private final SentLog sent = new SentLog();
     private long closeEnd;
@@ -113,6 +106,7 @@ final class ShmChannel implements Channel, Work
         this.rxData = rx.data();
         this.maxChunk = port.transport.maxChunk;
         this.directMin = port.transport.directMin;
+        this.peerMemories = new PeerMemories(port.transport.root);
         this.completeWritten = port.transport.completeWritten;
     }
 
@@ -601,52 +595,6 @@ final class ShmChannel implements Channel, Work
         return true;
     }
 
-    /**
-     * The peer's shared memory m-PID-SEQ, mapped read only (once per connection, at most
-     * {@link #PEER_MEMORIES} at a time).
-     */
-    private MemorySegment peerMemory(final int pid, final int seq)
-    {
-        for (int i = 0; i < PEER_MEMORIES; i++)
-        {
-            if (peerMemory[i] != null && peerPid[i] == pid && peerSeq[i] == seq)
-            {
-                return peerMemory[i];
-            }
-        }
-        final Arena arena = Arena.ofShared();
-        final MemorySegment m = ShmMemory.mapPeer(port.transport.root, pid, seq, arena);
-        if (m == null)
-        {
-            arena.close();
-            throw Corrupt.framing("a direct record names shared memory m-" + pid + "-" + seq + ", which is not there");
-        }
-        final int i = peerNext;
-        peerNext = (peerNext + 1) % PEER_MEMORIES;
-        if (peerArena[i] != null)
-        {
-            peerArena[i].close();
-        }
-        peerPid[i] = pid;
-        peerSeq[i] = seq;
-        peerMemory[i] = m;
-        peerArena[i] = arena;
-        return m;
-    }
-
-    private void unmapPeerMemories()
-    {
-        for (int i = 0; i < PEER_MEMORIES; i++)
-        {
-            if (peerArena[i] != null)
-            {
-                peerArena[i].close();
-                peerArena[i] = null;
-                peerMemory[i] = null;
-            }
-        }
-    }
-
     /** Copies the next {@code n} bytes of a message's gather list into the ring. */
     private void gather(final OutboundMessage m, final long to, final int n)
     {
@@ -807,7 +755,7 @@ final class ShmChannel implements Channel, Work
         final int seq = rxData.get(ValueLayout.JAVA_INT, at + Frame.MO);
         final int n = rxData.get(ValueLayout.JAVA_INT, at + Frame.SRC_STAG);
         final long offset = rxData.get(ValueLayout.JAVA_LONG, at + Frame.SRC_TO);
-        final MemorySegment src = peerMemory(pid, seq);
+        final MemorySegment src = peerMemories.map(pid, seq);
         if (n < 0 || offset < 0 || offset > src.byteSize() - n)
         {
             throw Corrupt.framing("a direct record names " + n + " bytes at " + offset + " of shared memory of "
@@ -1013,7 +961,7 @@ final class ShmChannel implements Channel, Work
         }
         port.remove(this);
         file.unmap();
-        unmapPeerMemories();
+        peerMemories.unmapAll();
         outbound.clear();
         if (reason != null && !abortRequested)
         {
