@@ -138,6 +138,38 @@ class PerfTest
     }
 
     /**
+     * A latency row beside a baseline runs in slices, jdat's and the baseline's in turn (40,000
+     * rounds: four of 10,000, each with a quarter of the row's 1,000 warm-up rounds), and the
+     * row's allocation count and figures are of every slice: a row that kept only its last
+     * slice's count would show 10,250 operations.
+     */
+    @Test
+    void aRowBesideABaselineCountsEverySlice() throws IOException
+    {
+        final Path json = dir.resolve("sliced.json");
+        final Run lat = Run.jdat("perf", "--op", "send", "--sizes", "8", "--lat", "--iters", "40000", "--warmup",
+            "1000", "--baseline", "--inline-poll", "--alloc", "--json", json.toString());
+        assertEquals(0, lat.code(), lat.all());
+        assertEquals(41_000, ops("latency", lat), "4 slices of 10,000 and 250 rounds: " + lat.all());
+        final Map<?, ?> row = (Map<?, ?>) ((List<?>) MiniJson.parse(Files.readString(json, StandardCharsets.UTF_8)))
+            .getFirst();
+        assertEquals(40_000.0, row.get("iters"), lat.all());
+        for (final String f : List.of("p50_us", "p99_us", "p999_us", "max_us"))
+        {
+            assertTrue((Double) ((Map<?, ?>) row.get("ratio")).get(f) > 0, f + " in " + row);
+        }
+    }
+
+    /** The operations of a row's {@code --alloc} line for latency or bandwidth. */
+    private static int ops(final String kind, final Run r)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("allocated B/op: " + kind
+            + " client \\S+ server \\S+ \\((\\d+) ops\\)").matcher(r.out());
+        assertTrue(m.find(), r.all());
+        return Integer.parseInt(m.group(1));
+    }
+
+    /**
      * {@code --alloc} prints, under each row, the bytes per operation the client's and the
      * server's measuring threads allocated; on loopback, whose post and dequeue allocate nothing,
      * and with a harness that builds no message per round, a few bytes per operation at most

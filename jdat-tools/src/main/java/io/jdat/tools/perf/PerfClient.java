@@ -70,6 +70,21 @@ final class PerfClient
     /** jdat's latency for {@code row}. */
     Figures.Latency jdatLatency(final RowSpec row)
     {
+        return Figures.Latency.of(jdatRounds(row), divisor(row));
+    }
+
+    /** What a latency row's round trips are divided by: 2 where a figure is half a round trip. */
+    static double divisor(final RowSpec row)
+    {
+        return row.op().halfRoundTrip() ? 2 : 1;
+    }
+
+    /**
+     * jdat's round trips (or reads) of {@code row} in nanoseconds, the measured ones: a
+     * histogram of this client's that the next measurement resets.
+     */
+    Histogram jdatRounds(final RowSpec row)
+    {
         prepare(row);
         final JdatLatency lat = new JdatLatency(side, row);
         lat.prepareClient();
@@ -79,7 +94,7 @@ final class PerfClient
         lat.client(rtt);
         final long after = Allocations.ofThisThread();
         finish(row, before, after);
-        return Figures.Latency.of(rtt, row.op().halfRoundTrip() ? 2 : 1);
+        return rtt;
     }
 
     /** jdat's bandwidth for {@code row} (both directions added up when bidirectional). */
@@ -164,12 +179,15 @@ final class PerfClient
         return allocated;
     }
 
-    /** The baseline's latency for {@code row}, between the same two threads. */
-    Figures.Latency baselineLatency(final Baseline baseline, final RowSpec row)
+    /**
+     * The baseline's round trips of {@code row} in nanoseconds, between the same two threads, as
+     * {@link #jdatRounds} gives jdat's.
+     */
+    Histogram baselineRounds(final Baseline baseline, final RowSpec row)
     {
         rtt.reset();
         runBaseline(baseline, row);
-        return Figures.Latency.of(rtt, row.op().halfRoundTrip() ? 2 : 1);
+        return rtt;
     }
 
     /** The baseline's bandwidth for {@code row}. */

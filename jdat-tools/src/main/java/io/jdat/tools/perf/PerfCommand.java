@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -342,7 +343,9 @@ public final class PerfCommand implements Callable<Integer>
             {
                 out.println("baseline " + plan.baseline.name() + ": " + plan.baseline.description()
                     + "; ratio = jdat / baseline; a bandwidth row of " + Sizes.format(2 * Slices.SLICE_BYTES)
-                    + " or more runs in up to " + Slices.MAX_SLICES + " slices, jdat's and the baseline's in turn");
+                    + " or more runs in up to " + Slices.MAX_SLICES + " slices and a latency row of "
+                    + 2 * Slices.SLICE_ROUNDS + " rounds or more in up to " + Slices.MAX_COUNT_SLICES
+                    + ", jdat's and the baseline's in turn");
             }
             final boolean serverHere = where != null;
             final WarmUp.Result warm = WarmUp.run(() -> warmUp(client, plan), () ->
@@ -355,6 +358,8 @@ public final class PerfCommand implements Callable<Integer>
             final Table table = new Table(out, plan.baseline != null);
             final Progress progress = new Progress(plan.measurements());
             long seed = 1;
+            // rows run in slices so far: whose slice opens a row alternates from row to row
+            int sliced = 0;
             for (final Op o : plan.ops)
             {
                 for (final long size : plan.sizes)
@@ -367,37 +372,42 @@ public final class PerfCommand implements Callable<Integer>
                     Figures.Bandwidth bb = null;
                     PerfClient.Allocated latAlloc = null;
                     PerfClient.Allocated bwAlloc = null;
-                    if (plan.lat)
+                    if (plan.lat && plan.baseline != null)
+                    {
+                        // in alternating slices, so that a change of the machine's state between
+                        // jdat's part and the baseline's does not decide the ratio (see Slices)
+                        final SlicedLatency sl = slicedLatency(client, plan.baseline, o, size, n, w, seed++,
+                            sliced++ % 2 == 0);
+                        l = sl.jdat;
+                        bl = sl.baseline;
+                        latAlloc = sl.allocated;
+                        progress.step();
+                        progress.step();
+                    }
+                    else if (plan.lat)
                     {
                         final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, w, false, seed++);
                         l = client.jdatLatency(r);
                         latAlloc = client.allocated();
                         progress.step();
-                        if (plan.baseline != null)
-                        {
-                            bl = client.baselineLatency(plan.baseline, r);
-                            progress.step();
-                        }
                     }
                     if (plan.bw && plan.baseline != null)
                     {
-                        // in alternating slices, so that a change of the machine's state between
-                        // jdat's part and the baseline's does not decide the ratio (see Slices)
+                        // a long one in alternating slices, as latency rows
                         final int[] parts = Slices.of(size, n);
                         final Figures.Bandwidth[] mine = new Figures.Bandwidth[parts.length];
                         final Figures.Bandwidth[] theirs = new Figures.Bandwidth[parts.length];
+                        final PerfClient.Allocated[] allocs = new PerfClient.Allocated[parts.length];
                         final long rowSeed = seed++;
-                        for (int i = 0; i < parts.length; i++)
+                        Slices.alternate(parts.length, sliced++ % 2 == 0, i ->
                         {
-                            final RowSpec r = new RowSpec(o, RowSpec.Kind.bw, size, parts[i], w, bidirectional,
-                                rowSeed);
-                            mine[i] = client.jdatBandwidth(r);
-                            // every slice's allocations count, not the last one's alone
-                            bwAlloc = bwAlloc == null ? client.allocated() : bwAlloc.plus(client.allocated());
-                            theirs[i] = client.baselineBandwidth(plan.baseline, r);
-                        }
+                            mine[i] = client.jdatBandwidth(bwSlice(o, size, w, parts[i], rowSeed));
+                            allocs[i] = client.allocated();
+                        }, i -> theirs[i] = client.baselineBandwidth(plan.baseline,
+                            bwSlice(o, size, w, parts[i], rowSeed)));
                         b = Slices.combine(mine, parts);
                         bb = Slices.combine(theirs, parts);
+                        bwAlloc = sum(allocs);
                         progress.step();
                         progress.step();
                     }
@@ -431,6 +441,63 @@ public final class PerfCommand implements Callable<Integer>
             }
         }
         return rows;
+    }
+
+    /**
+     * A latency row's figures, jdat's and the baseline's, and what jdat's part allocated.
+     *
+     * @param jdat      jdat's latency over all slices
+     * @param baseline  the baseline's
+     * @param allocated the allocations of all of jdat's slices
+     */
+    private record SlicedLatency(Figures.Latency jdat, Figures.Latency baseline, PerfClient.Allocated allocated)
+    {
+    }
+
+    /**
+     * A latency row of {@code n} rounds beside {@code baseline} in alternating slices (see
+     * {@link Slices}), jdat's slice first in the first pair when {@code jdatOpens}; the warm-up
+     * passes run it too, so that the code of the slicing is compiled before the first row.
+     */
+    private static SlicedLatency slicedLatency(final PerfClient client, final Baseline baseline, final Op o,
+        final long size, final int n, final int w, final long seed, final boolean jdatOpens)
+    {
+        final int[] parts = Slices.ofRounds(n);
+        final Histogram[] mine = new Histogram[parts.length];
+        final Histogram[] theirs = new Histogram[parts.length];
+        final PerfClient.Allocated[] allocs = new PerfClient.Allocated[parts.length];
+        Slices.alternate(parts.length, jdatOpens, i ->
+        {
+            mine[i] = client.jdatRounds(latSlice(o, size, n, w, parts[i], seed)).copy();
+            allocs[i] = client.allocated();
+        }, i -> theirs[i] = client.baselineRounds(baseline, latSlice(o, size, n, w, parts[i], seed)).copy());
+        final double divisor = PerfClient.divisor(latSlice(o, size, n, w, n, seed));
+        // every slice's allocations count, not the last one's alone
+        return new SlicedLatency(Slices.combine(mine, divisor), Slices.combine(theirs, divisor), sum(allocs));
+    }
+
+    /** A slice of {@code part} rounds of a latency row of {@code n} rounds and {@code w} warm-up rounds. */
+    private static RowSpec latSlice(final Op o, final long size, final int n, final int w, final int part,
+        final long seed)
+    {
+        return new RowSpec(o, RowSpec.Kind.lat, size, part, Slices.warmup(w, n, part), false, seed);
+    }
+
+    /** A slice of {@code part} messages of a bandwidth row: it warms up as the whole row does. */
+    private RowSpec bwSlice(final Op o, final long size, final int w, final int part, final long seed)
+    {
+        return new RowSpec(o, RowSpec.Kind.bw, size, part, w, bidirectional, seed);
+    }
+
+    /** The allocations of every slice of a row together. */
+    private static PerfClient.Allocated sum(final PerfClient.Allocated[] slices)
+    {
+        PerfClient.Allocated all = slices[0];
+        for (int i = 1; i < slices.length; i++)
+        {
+            all = all.plus(slices[i]);
+        }
+        return all;
     }
 
     /** The {@code --alloc} line under a row: bytes per operation of each side's measuring thread. */
@@ -470,14 +537,13 @@ public final class PerfCommand implements Callable<Integer>
         long seed = -1000;
         for (final Op o : plan.ops)
         {
-            if (plan.lat)
+            if (plan.lat && plan.baseline != null)
             {
-                final RowSpec r = new RowSpec(o, RowSpec.Kind.lat, size, n, warmupFor(n), false, seed--);
-                client.jdatLatency(r);
-                if (plan.baseline != null)
-                {
-                    client.baselineLatency(plan.baseline, r);
-                }
+                slicedLatency(client, plan.baseline, o, size, n, warmupFor(n), seed--, true);
+            }
+            else if (plan.lat)
+            {
+                client.jdatLatency(new RowSpec(o, RowSpec.Kind.lat, size, n, warmupFor(n), false, seed--));
             }
             if (plan.bw)
             {
