@@ -14,16 +14,17 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One end of an established {@code shm} connection. A Send of one record posted while nothing of
- * the connection waits is written into the ring by its post ({@link #sendNow}); any other post
- * only enqueues (lock-free), and progress rounds of the port then, in order: write queued messages
- * into this side's ring as records of at most {@code max_chunk} payload bytes, copied from the
- * engine's registered memory; hand the peer's records to the engine, which validates and places
- * them (one copy, from the ring into the target); report messages sent once the peer has consumed
- * their last record, which it does only after its engine placed them ({@link #sentMeansPlaced()}),
- * except a Send of one record, which completes once written whichever thread wrote it
- * ({@code complete_written}, {@link #completesWritten}); and watch the peer: its "gone" word in
- * the file, and its process.
+ * One end of an established {@code shm} connection. Under {@code complete_written=true} a Send of
+ * one record posted while nothing of the connection waits is written into the ring by its post
+ * ({@link #sendNow}); any other post only enqueues (lock-free), and progress rounds of the port
+ * then, in order: write queued messages into this side's ring as records of at most
+ * {@code max_chunk} payload bytes, copied from the engine's registered memory; hand the peer's
+ * records to the engine, which validates and places them (one copy, from the ring into the
+ * target); report messages sent once the peer has consumed their last record, which it does only
+ * after its engine placed them ({@link #sentMeansPlaced()}), except, under
+ * {@code complete_written=true}, a Send of one record, which completes once written whichever
+ * thread wrote it ({@link #completesWritten}); and watch the peer: its "gone" word in the file,
+ * and its process.
  *
  * <p>The peer is not trusted: every record is checked before the engine sees it (see
  * {@link SpscRing} and {@link Frame}); each header field is read once; a violation sends a

@@ -16,13 +16,13 @@
  * ({@code Frame}): Send, Send with Solicited Event, RDMA Write, Read Request, Read
  * Response, Terminate, and a graceful close. The engine validates and places every incoming
  * segment; the channel checks the framing first, reads each header field once, and breaks the
- * connection when the peer writes something impossible. A Send of one record (at most
- * {@code max_chunk} bytes, one gather piece) is written into the ring by the posting thread when
+ * connection when the peer writes something impossible. A message counts as sent when the peer
+ * has consumed its last record, which it does only after its engine placed it. An IA whose
+ * instance data says {@code complete_written=true} lets a Send of one record (at most
+ * {@code max_chunk} bytes, one gather piece) be written into the ring by the posting thread when
  * nothing of its connection waits to be written, else by a progress round; either way its DTO
- * completes as soon as the record is published, in post order: the local buffer may be reused,
- * which is what a DAT send completion promises (as on tcp), not that the peer placed it
- * ({@code complete_written}, default true). Any other message counts as sent when the peer has
- * consumed its last record, which it does only after its engine placed it.
+ * then completes as soon as the record is published, in post order: the local buffer may be
+ * reused (as on tcp), not that the peer placed it, and an abrupt close may withdraw it.
  *
  * <p><b>Shared memory.</b> {@code ShmMemory} is memory of a file under the provider's directory,
  * which a consumer registers as {@code DAT_MEM_TYPE_SHARED_VIRTUAL} (with the cookie that names it;

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS; with
- * {@code complete_written=false}, one it did not is FLUSHED and never placed afterwards; by
- * default ({@code complete_written=true}) a Send of one record completed SUCCESS once written into
+ * {@code complete_written=false} (the default), one it did not is FLUSHED and never placed
+ * afterwards; with {@code complete_written=true} a Send of one record completed SUCCESS once written into
  * the ring, whichever thread wrote it, and the disconnect withdraws it all the same, so that it is
  * never placed either. One side's I/O thread sleeps whenever it finds
  * nothing to do, so that only the test's own calls move that IA: the Sends wait, placed, for a

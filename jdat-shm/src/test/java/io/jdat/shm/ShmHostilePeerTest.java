@@ -60,7 +60,9 @@ class ShmHostilePeerTest
     void victim()
     {
         dir = TestFiles.freshDir();
-        victim = ShmNode.open(dir, "victim", "ring_size=65536");
+        // complete_written=true: the forged head's Send below completes once written, whichever
+        // thread wrote it, so its outcome does not depend on when a round reads the forged word
+        victim = ShmNode.open(dir, "victim", "ring_size=65536 complete_written=true");
         crEvd = victim.evd(8, EvdFlags.CR_FLAG);
         victim.ia.pspCreate(7000, crEvd, PspFlags.CONSUMER_FLAG);
         ep = victim.ep(null);

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * On shm a Write, and a Send under {@code complete_written=false}, completes once the target
  * consumed its last record, which means it was placed. A message the target's engine refuses is
  * therefore not a success: it completes with the error the target's Terminate names (digest §4.4),
- * not with DAT_DTO_SUCCESS ahead of it. A Send of one record (the default,
- * {@code complete_written=true}) completes with success once written into the ring, whether its
+ * not with DAT_DTO_SUCCESS ahead of it. A Send of one record under
+ * {@code complete_written=true} completes with success once written into the ring, whether its
  * post wrote it or a progress round did, and the refusal breaks the connection after it.
  */
 class ShmRefusedMessageTest
@@ -66,7 +66,7 @@ class ShmRefusedMessageTest
     @Test
     void sendWrittenByItsPostCompletesAndTheRefusalBreaksTheConnection()
     {
-        assertEquals(DtoStatus.SUCCESS, sendToNoReceive(""));
+        assertEquals(DtoStatus.SUCCESS, sendToNoReceive("complete_written=true"));
     }
 
     /**
@@ -80,7 +80,7 @@ class ShmRefusedMessageTest
     {
         try (ShmNode server = ShmNode.open(dir, "srv", "idle_spin_ns=0 idle_yield_ns=0 idle_park_min_ns=300000000"
             + " idle_park_max_ns=300000000 futex=false");
-            ShmNode client = ShmNode.open(dir, "cli", ""))
+            ShmNode client = ShmNode.open(dir, "cli", "complete_written=true"))
         {
             final ShmNode.Ep[] p = ShmNode.connect(client, server, 4711);
             final Lmr remote = server.lmr(4096);
