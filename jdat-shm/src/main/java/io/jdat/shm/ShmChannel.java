@@ -145,9 +145,9 @@ final class ShmChannel implements Channel, Work
     public boolean sendNow(final int opcode, final int msn, final int stag, final long to,
         final MemorySegment memory, final long offset, final long length)
     {
-        if (!completeWritten || opcode == RdmapOpcode.RDMA_WRITE || finished || abortRequested || closeRequested
-            || length > maxChunk || !outbound.isEmpty() || port.progress.isHeldByCurrentThread()
-            || !port.progress.tryLock())
+        // the same messages a round completes once written: so the meaning is the same both ways
+        if (!completesWritten(opcode, length, 1) || finished || abortRequested || closeRequested
+            || !outbound.isEmpty() || port.progress.isHeldByCurrentThread() || !port.progress.tryLock())
         {
             return false;
         }
@@ -477,9 +477,14 @@ final class ShmChannel implements Channel, Work
      */
     private boolean completesWritten(final OutboundMessage m)
     {
-        final int op = m.opcode();
-        return completeWritten && (op == RdmapOpcode.SEND || op == RdmapOpcode.SEND_WITH_SE)
-            && m.payloadLength() <= maxChunk && m.payloadSegments() <= 1;
+        return completesWritten(m.opcode(), m.payloadLength(), m.payloadSegments());
+    }
+
+    /** {@link #completesWritten(OutboundMessage)} of a message's opcode, length and gather pieces. */
+    private boolean completesWritten(final int opcode, final long length, final int pieces)
+    {
+        return completeWritten && (opcode == RdmapOpcode.SEND || opcode == RdmapOpcode.SEND_WITH_SE)
+            && length <= maxChunk && pieces <= 1;
     }
 
     /** Writes (the rest of) one message; false if the ring filled up first. */
