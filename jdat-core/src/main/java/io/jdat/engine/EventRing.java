@@ -15,15 +15,14 @@ import java.lang.invoke.VarHandle;
  * without a lock, as a NIC's completion queue is polled.
  *
  * <pre>
- *   lines     one long[], 16 longs (128 bytes, two lines) per slot, P slots; P = capacity
- *             rounded up to a power of two. Slot s's fields at lines[16 s]:
+ *   lines     one long[], 2 longs (16 bytes) per slot, four slots to a 64-byte line, P slots;
+ *             P = capacity rounded up to a power of two. Slot s's fields at lines[2 s]:
  *               +0 seq     p + 1 once the record for position p is written (release), so a
  *                          consumer that reads seq == head + 1 (acquire) sees the whole record
- *               +1 cookie  +2 length   (what changes from one DTO completion to the next)
- *               +3 .. +15  unused: no two slots' fields are within a line of each other
+ *               +1 cookie  (what changes from one DTO completion to the next)
  *   slots     [ e0 | e1 | ... | e(P-1) ]     the rest of each record (kind, number, notify,
- *             handle, status, SRQ, and what other kinds carry), in a heap object per slot that
- *             a producer stores into only where a field changes
+ *             handle, status, length, SRQ, and what other kinds carry), in a heap object per
+ *             slot that a producer stores into only where a field changes
  *   position  p lives in slot p & (P - 1); at most capacity positions are claimed at once
  *   counters  head  (next position to take; consumers compare-and-set it)
  *             tail  (next position to claim; producers compare-and-set it; bit 62 closes the
@@ -52,15 +51,20 @@ import java.lang.invoke.VarHandle;
  * {@code dat_evd_dequeue} on a non-empty EVD therefore takes no lock, and neither does posting
  * a completion to an EVD that has room.
  *
- * <p>Why one array laid out by line: a record's fields in a heap object sat wherever the
+ * <p>Why one array, four records to a line: a record's fields in a heap object sat wherever the
  * collector put it, so the fields a completion changes (its sequence and cookie) shared one cache
  * line in some slots and spanned two in others, slot by slot. In one array at a fixed stride every
- * slot is laid out alike: the 16 bytes of sequence and cookie lie on one line unless the array's
- * data starts 8 bytes before a line's end (one placement in eight, where every slot's two fields
- * span two lines), and a DTO completion of an endpoint whose other fields repeat moves that line
- * alone, as a NIC's completion queue entry does. Memory off the heap, aligned to 64 bytes, would
- * make it one line always; its accesses (bounds, session and alignment checks on each) made the
- * one-thread hop 10-30 % slower when measured, so the ring stays on the heap.
+ * slot is laid out alike, and a DTO completion of an endpoint whose other fields repeat (the
+ * length too: it is in the slot's object, stored only when it changes) writes 16 bytes of that
+ * array alone. Four consecutive records share a line, so a consumer that falls behind takes four
+ * events per line it moves from the producer's core (a consumer that keeps up moves a line per
+ * event either way), as a NIC's completion queue entries packed in a line do, and the ring is an
+ * eighth of its size at one record per 128 bytes; that layout measured slower at the rate, most of
+ * all when a line's crossing is slow (docs/perf.md, the seventeenth step, which also measured 32
+ * bytes a record, and receive slots packed alike: neither kept). Where the array's data starts 8
+ * bytes past a 16-byte boundary, one record in four spans two lines. Memory off the heap, aligned
+ * to 64 bytes, was measured: its accesses (bounds, session and alignment checks on each) made the
+ * one-thread hop 10-30 % slower, so the ring stays on the heap.
  *
  * <p>Notifications: while every event an EVD received notifies (the usual case: only an
  * unsignalled or solicited-wait stream, or a request posted unsignalled, makes events that do not),
@@ -108,8 +112,8 @@ final class EventRing extends ClaimedRing
      * the hot path.
      *
      * <pre>
-     *   [ header | padding, 68 bytes | kind number notify handle status srq address connQual
-     *     extra reason ]  (field order is the JVM's)
+     *   [ header | padding, 68 bytes | kind number notify handle status length srq address
+     *     connQual extra reason ]  (field order is the JVM's)
      * </pre>
      */
     static final class Entry extends EntryPadding
@@ -119,6 +123,8 @@ final class EventRing extends ClaimedRing
         boolean notify;
         Object handle;
         DtoStatus status;
+        /** A DTO completion's transferred length. */
+        long length;
         SrqImpl srq;
         IaAddress address;
         long connQual;
@@ -126,7 +132,7 @@ final class EventRing extends ClaimedRing
         int reason;
 
         /** A DTO completion of {@code ep}'s request or receive: the fields that are not on the line. */
-        void fillDto(final EpImpl ep, final DtoStatus status, final SrqImpl srq)
+        void fillDto(final EpImpl ep, final DtoStatus status, final long length, final SrqImpl srq)
         {
             // every field only where it changes: the consumer on another core read them at the
             // slot's last use, and a store of the value already there would still take the line
@@ -149,6 +155,10 @@ final class EventRing extends ClaimedRing
             if (this.status != status)
             {
                 this.status = status;
+            }
+            if (this.length != length)
+            {
+                this.length = length;
             }
             if (this.srq != srq)
             {
@@ -174,13 +184,12 @@ final class EventRing extends ClaimedRing
         }
     }
 
-    /** Longs from one slot's fields to the next's: two lines, so that no two slots share one. */
-    static final int STRIDE = 16;
+    /** Longs from one slot's fields to the next's: 16 bytes, four slots to a line. */
+    static final int STRIDE = 2;
     /** The longs of a slot's fields, at the start of its stride. */
-    static final int FIELDS = 3;
+    static final int FIELDS = 2;
     private static final int SEQ = 0;
     private static final int COOKIE = 1;
-    private static final int LENGTH = 2;
     private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
 
     /** Each slot's line (see the class comment). */
@@ -357,33 +366,22 @@ final class EventRing extends ClaimedRing
     }
 
     /**
-     * Fills the claimed record of {@code position} with a DTO completion: the cookie and length in
-     * the ring's array, the rest in its {@link Entry}. The cookie is stored whether it changes or
-     * not (the publish stores its sequence beside it anyway); the length only where it changes,
-     * as it may lie on the next line.
+     * Fills the claimed record of {@code position} with a DTO completion: the cookie in the ring's
+     * array, the rest (the length too) in its {@link Entry}. The cookie is stored whether it
+     * changes or not (the publish stores its sequence beside it anyway); the rest only where it
+     * changes.
      */
     void fillDto(final long position, final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final SrqImpl srq)
     {
-        slots[(int) position & mask].fillDto(ep, status, srq);
-        final int at = line(position & mask);
-        LONG.set(lines, at + COOKIE, cookie);
-        if ((long) LONG.get(lines, at + LENGTH) != length)
-        {
-            LONG.set(lines, at + LENGTH, length);
-        }
+        slots[(int) position & mask].fillDto(ep, status, length, srq);
+        LONG.set(lines, line(position & mask) + COOKIE, cookie);
     }
 
     /** Sets the cookie of the claimed record of {@code position}. */
     void cookie(final long position, final long cookie)
     {
         LONG.set(lines, line(position & mask) + COOKIE, cookie);
-    }
-
-    /** Sets the length of the claimed record of {@code position}. */
-    private void length(final long position, final long length)
-    {
-        LONG.set(lines, line(position & mask) + LENGTH, length);
     }
 
     /** Publishes the record of {@code position}, which the caller claimed and filled. */
@@ -484,7 +482,7 @@ final class EventRing extends ClaimedRing
                 final Object ep = e.handle;
                 final long cookie = (long) LONG.get(lines, at + COOKIE);
                 final DtoStatus status = e.status;
-                final long length = (long) LONG.get(lines, at + LENGTH);
+                final long length = e.length;
                 final SrqImpl srq = e.srq;
                 if (!release(h))
                 {
@@ -678,7 +676,7 @@ final class EventRing extends ClaimedRing
             to.handle = e.handle;
             next.cookie(at, (long) LONG.get(lines, line(p & mask) + COOKIE));
             to.status = e.status;
-            next.length(at, (long) LONG.get(lines, line(p & mask) + LENGTH));
+            to.length = e.length;
             to.srq = e.srq;
             to.address = e.address;
             to.connQual = e.connQual;
