@@ -38,13 +38,14 @@ final class ConnectionFile
 {
     static final long MAGIC = 0x4A44_4154_5348_4D43L;
     /**
-     * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw()});
+     * 2: the consumer claims each record before it delivers it ({@link SpscRing#withdraw(long)});
      * 3: the ring's cut has a cache line of its own; 4: a record's header is as long as its type
      * needs ({@link Frame#headerLength}); 5: type and flags share one int, a Send's header is 16
      * bytes, records start on {@link SpscRing#ALIGN} boundaries; 6: each ring's control block has
-     * the two "sleeps" words of the futex wake-ups ({@link SpscRing#CONSUMER_SLEEPS}).
+     * the two "sleeps" words of the futex wake-ups ({@link SpscRing#CONSUMER_SLEEPS}); 7: a
+     * withdrawn cut may lie beyond the consumer's claim, and the consumer delivers up to it.
      */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     static final int PD_MAX = 1024;
     static final int ADDR_MAX = 64;
     static final int MIN_RING = 4096;

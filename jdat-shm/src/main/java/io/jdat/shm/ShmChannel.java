@@ -37,7 +37,10 @@ import java.lang.foreign.ValueLayout;
  * acted on after what it wrote before is delivered. A live peer that stops reading breaks the
  * connection once it consumed nothing of ours for {@code stall_ms}; what it had not claimed is
  * withdrawn as in an abort, so each message reported once consumed is placed, and one not reported
- * is never placed; a Send that completed once written may be withdrawn.
+ * is never placed. An abort never withdraws the record of a Send that completed once written, nor
+ * anything before it ({@link #keep}): the peer delivers those before it sees the close, unless its
+ * process dies or it stops reading first. A process of ours killed with no abort withdraws
+ * nothing: the peer delivers every record it published.
  */
 final class ShmChannel implements Channel, Work
 {
@@ -81,6 +84,11 @@ final class ShmChannel implements Channel, Work
     private final PeerMemories peerMemories;
     /** Messages written and not yet consumed by the peer, with the ring position after each. */
     private final SentLog sent = new SentLog();
+    /**
+     * The ring position after the last record of a message reported complete once written: an
+     * abort never withdraws what lies before it ({@link SpscRing#withdraw(long)}).
+     */
+    private long keep;
     private long closeEnd;
     private long closeDeadline;
     /** The peer's consumed position when last seen to move, and when, while records of ours wait. */
@@ -135,9 +143,9 @@ final class ShmChannel implements Channel, Work
      * payload's bytes are copied, so the local buffer may be reused; that is all a DAT send
      * completion promises (as on tcp: the bytes left this side). It does not say that the peer
      * placed it: a peer that rejects it (no receive posted, or one too small) breaks the
-     * connection after the completion, and an abrupt close withdraws the records the peer has not
-     * claimed, these included ({@link SpscRing#withdraw()}), so such a Send may never be placed.
-     * With {@code complete_written=false} every message waits for the peer, as before. An RDMA
+     * connection after the completion. An abrupt close does not take it back: it withdraws only
+     * what follows the last such record ({@link SpscRing#withdraw(long)}), so a peer that goes on
+     * reading receives it. With {@code complete_written=false} every message waits for the peer, as before. An RDMA
      * Write always does: its completion keeps telling a protection fault at the target
      * ({@code DAT_DTO_ERR_REMOTE_ACCESS}), as loopback's does.
      */
@@ -171,6 +179,7 @@ final class ShmChannel implements Channel, Work
                 MemorySegment.copy(memory, offset, txData, at + header, len);
             }
             tx.commit();
+            keep = tx.position();
             return true;
         }
         catch (final RuntimeException | InternalError e)
@@ -240,8 +249,10 @@ final class ShmChannel implements Channel, Work
 
     /**
      * Ends at once, with what the peer has told apart from what it has not: messages whose records
-     * it claimed are reported sent (on this thread, before this returns), the rest of the ring is
-     * withdrawn so that the peer never delivers it ({@link SpscRing#withdraw()}), and the engine
+     * it claimed, or that lie before the last record of a Send already reported complete
+     * ({@link #keep}), are reported sent (on this thread, before this returns), since the peer
+     * delivers them; the rest of the ring is withdrawn so that the peer never delivers it
+     * ({@link SpscRing#withdraw(long)}), and the engine
      * flushes what it still holds. Waits for a progress round under way. Inside a round (the
      * engine ending the connection in a callback) the round ends it: withdrawn too, but messages
      * the peer consumed since the last report are flushed.
@@ -450,6 +461,7 @@ final class ShmChannel implements Channel, Work
                     // written: complete, as if its post had written it (sendNow); the engine
                     // reports requests in post order whatever order they come in
                     current = null;
+                    keep = tx.position();
                     n++;
                     handler.onSent(om);
                     if (abortRequested)
@@ -901,7 +913,7 @@ final class ShmChannel implements Channel, Work
         final long cut;
         try
         {
-            cut = tx.withdraw();
+            cut = tx.withdraw(keep);
         }
         catch (final RuntimeException | InternalError e)
         {

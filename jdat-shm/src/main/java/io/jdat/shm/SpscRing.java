@@ -36,10 +36,16 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Withdrawal (an abrupt close): the consumer claims each record before it delivers it, by
  * moving {@code cut} from the end of the previous record to the end of this one with a
- * compare-and-set; the producer that aborts sets {@link #WITHDRAWN} with a compare-and-set too.
- * Exactly one of them wins: records up to the cut the producer found are delivered (the one
- * claimed last perhaps still being placed), and none after it ever is. So the producer knows,
- * without waiting for the consumer, which messages the peer has and which it never will.
+ * compare-and-set; the producer that aborts sets {@link #WITHDRAWN} with a compare-and-set too,
+ * and with it the cut where the deliveries end: the cut it found, or further, up to a record's
+ * end it already published and must not take back (the last record of a message it reported
+ * complete once written, {@link #withdraw(long)}). Exactly one of them wins: records up to the
+ * cut the producer set are delivered (the one claimed last perhaps still being placed, the ones
+ * beyond the consumer's claim by the consumer as it reaches them, with no claim), and none after
+ * it ever is. So the producer knows, without waiting for the consumer, which messages the peer
+ * has or will have and which it never will. The consumer checks the withdrawn cut as it checks
+ * the tail: one behind its own claim, beyond what was published, off the ALIGN grid or inside a
+ * record throws {@link Corrupt}; so does a cut that moved with no withdrawal.
  *
  * <p>Sleeping ({@link Futex}): a side with nothing to do may sleep until the other moves. It stores
  * a new ticket in its "sleeps" word, loads the other side's word once more, and sleeps on the
@@ -93,6 +99,8 @@ final class SpscRing
     private int claimed;
     /** Consumer: the cut as it last set it. */
     private long cut;
+    /** Consumer: where the producer's withdrawal ends the deliveries, or -1 while it has not withdrawn. */
+    private long limit = -1;
     /** The ticket this side sleeps with next ({@link #armConsumer()}, {@link #armProducer()}). */
     private int ticket;
     /** The other side's ticket last woken, and this side's position then. */
@@ -286,22 +294,25 @@ final class SpscRing
     }
 
     /**
-     * Producer, once, when it aborts: takes back every record the consumer has not claimed, and
-     * returns where the consumer's deliveries end (checked: a cut it could not have made counts
-     * as no more than what it consumed). Nothing from there on will be delivered.
+     * Producer, once, when it aborts: takes back every record the consumer has not claimed that
+     * lies beyond {@code keep} (a record's end it published, or 0), and returns where the
+     * consumer's deliveries end: the consumer's claim or {@code keep}, whichever is further
+     * (checked: a claim it could not have made counts as no more than what it consumed). Nothing
+     * from there on will be delivered; everything before it will be, unless the consumer dies.
      */
-    long withdraw()
+    long withdraw(final long keep)
     {
         long c;
         do
         {
             c = Shared.getLongVolatile(control, CUT);
         }
-        while (c >= 0 && !Shared.casLong(control, CUT, c, c | WITHDRAWN));
-        c &= ~WITHDRAWN;
+        while (c >= 0 && !Shared.casLong(control, CUT, c, Math.max(c, keep) | WITHDRAWN));
+        final boolean ours = c >= 0;
+        c = ours ? Math.max(c, keep) : c & ~WITHDRAWN;
         loadHead();
         // a PAD record is consumed without a claim: the head may be ahead of the cut
-        return c < knownHead || c > position || (c & (ALIGN - 1)) != 0 ? knownHead : c;
+        return c < knownHead || c > position || (c & (ALIGN - 1)) != 0 ? Math.max(knownHead, keep) : c;
     }
 
     // ---------------------------------------------------------------- consumer
@@ -313,12 +324,47 @@ final class SpscRing
     boolean beginDelivery(final long size)
     {
         final long end = position + size;
-        if (!Shared.casLong(control, CUT, cut, end))
+        if (limit < 0)
         {
-            return false;
+            if (Shared.casLong(control, CUT, cut, end))
+            {
+                cut = end;
+                return true;
+            }
+            limit = withdrawnCut();
         }
-        cut = end;
-        return true;
+        if (end <= limit)
+        {
+            return true;
+        }
+        if (position < limit)
+        {
+            throw Corrupt.framing("the withdrawn ring's cut " + limit + " falls inside the record at " + position
+                + " of " + size + " bytes");
+        }
+        return false;
+    }
+
+    /**
+     * Consumer, once its claim failed: the cut where the producer's withdrawal ends the
+     * deliveries, read once and checked (no earlier than this side's claim, no later than what
+     * was published, on the ALIGN grid).
+     */
+    private long withdrawnCut()
+    {
+        final long c = Shared.getLongVolatile(control, CUT);
+        if (c >= 0)
+        {
+            throw Corrupt.framing("the ring's cut moved to " + c + " with no withdrawal (claimed " + cut + ")");
+        }
+        final long k = c & ~WITHDRAWN;
+        final long t = Shared.getLongAcquire(control, TAIL);
+        if (k < cut || k > t || k - position > capacity || (k & (ALIGN - 1)) != 0)
+        {
+            throw Corrupt.framing("the withdrawn ring's cut " + k + " is impossible (claimed " + cut + ", published "
+                + t + ")");
+        }
+        return k;
     }
 
     /** Consumer: bytes published and not yet consumed (checked). */

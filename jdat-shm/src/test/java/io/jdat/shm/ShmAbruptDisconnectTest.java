@@ -19,10 +19,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS; with
- * {@code complete_written=false} (the default), one it did not is FLUSHED and never placed
- * afterwards; with {@code complete_written=true} a Send of one record completed SUCCESS once written into
- * the ring, whichever thread wrote it, and the disconnect withdraws it all the same, so that it is
- * never placed either. One side's I/O thread sleeps whenever it finds
+ * {@code complete_written=false}, one it did not is FLUSHED and never placed afterwards; with
+ * {@code complete_written=true} (the default) a Send of one record completed SUCCESS once written
+ * into the ring, whichever thread wrote it, and the disconnect leaves it there: the peer places
+ * every one of them, then sees the disconnect and flushes the receives left. One side's I/O thread
+ * sleeps whenever it finds
  * nothing to do, so that only the test's own calls move that IA: the Sends wait, placed, for a
  * report that only the disconnect gives, or wait, written, for a peer that only looks after it.
  * That IA parks rather than sleeping on the rings' futex words ({@code futex=false}): else the
@@ -115,7 +116,7 @@ class ShmAbruptDisconnectTest
     }
 
     @Test
-    void sendsCompleteOnceWrittenAndAreWithdrawnByTheAbort() throws InterruptedException
+    void sendsCompletedOnceWrittenAreReceivedAfterTheAbort() throws InterruptedException
     {
         try (ShmNode server = ShmNode.open(dir, "srv", SLEEPY);
             ShmNode client = ShmNode.open(dir, "cli", SLEEPY + " complete_written=true"))
@@ -126,10 +127,12 @@ class ShmAbruptDisconnectTest
             // the server's I/O thread asleep: nothing of the server's runs while the client's Sends
             // are written
             Thread.sleep(200);
-            post(pair, source, sink);
+            // one receive more than Sends: the disconnect flushes it
+            receives(pair, sink);
+            sends(pair, source, SENDS - 1);
             // each Send completed once its record was written, by its post or, when a round of
             // the client's I/O thread held the lock, by a round: before the server took any
-            for (int i = 0; i < SENDS; i++)
+            for (int i = 0; i < SENDS - 1; i++)
             {
                 final DatEvent sent = next(pair[0].req(), EventNumber.DTO_COMPLETION_EVENT);
                 assertEquals(i, sent.dto.userCookie);
@@ -140,30 +143,46 @@ class ShmAbruptDisconnectTest
             next(pair[0].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
             assertEquals(DatStatus.QUEUE_EMPTY, pair[0].req().dequeue(sent), "a completion too many");
 
-            // the server wakes and places none of them: the abort withdrew their records
+            // the server wakes, places every Send the client reported complete, then sees the
+            // disconnect and flushes the receive left over
             next(pair[1].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
-            for (int i = 0; i < SENDS; i++)
+            for (int i = 0; i < SENDS - 1; i++)
             {
                 final DatEvent recv = next(pair[1].recv(), EventNumber.DTO_COMPLETION_EVENT);
-                assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, "receive " + i + ": " + recv);
+                assertEquals(i, recv.dto.userCookie);
+                assertEquals(DtoStatus.SUCCESS, recv.dto.status, "receive " + i + ": " + recv);
             }
-            assertEquals(-1, sink.memory().mismatch(MemorySegment.ofArray(new byte[SENDS * LEN])),
-                "the receive buffers are untouched");
+            final DatEvent spare = next(pair[1].recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(SENDS - 1, spare.dto.userCookie);
+            assertEquals(DtoStatus.ERR_FLUSHED, spare.dto.status, spare.toString());
+            final long placed = (SENDS - 1) * LEN;
+            assertEquals(-1, sink.memory().asSlice(0, placed).mismatch(source.memory().asSlice(0, placed)),
+                "the bytes of the Sends");
         }
     }
 
     /** Posts a receive per Send at the server, then the Sends, each of a pattern of its own. */
     private static void post(final ShmNode.Ep[] pair, final Lmr source, final Lmr sink)
     {
+        receives(pair, sink);
+        sends(pair, source, SENDS);
+    }
+
+    private static void receives(final ShmNode.Ep[] pair, final Lmr sink)
+    {
         for (int i = 0; i < SENDS; i++)
         {
             pair[1].ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sink, (long) i * LEN, LEN)}, i, 0);
         }
+    }
+
+    private static void sends(final ShmNode.Ep[] pair, final Lmr source, final int count)
+    {
         for (int i = 0; i < SENDS * LEN; i++)
         {
             source.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + i / LEN));
         }
-        for (int i = 0; i < SENDS; i++)
+        for (int i = 0; i < count; i++)
         {
             pair[0].ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(source, (long) i * LEN, LEN)}, i, 0);
         }

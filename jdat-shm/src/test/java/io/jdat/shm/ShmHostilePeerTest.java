@@ -235,6 +235,68 @@ class ShmHostilePeerTest
         }
     }
 
+    /**
+     * The cut word of an abort (SpscRing's withdrawal) is the peer's too: one beyond what it
+     * published, one inside a record, or a cut moved with no withdrawal breaks the connection
+     * before the victim delivers the record it ends, and places nothing.
+     */
+    @Test
+    void withdrawnCutBeyondWhatWasPublishedBreaksTheConnection() throws Exception
+    {
+        hostileCut(SpscRing.WITHDRAWN | 4096);
+    }
+
+    @Test
+    void withdrawnCutInsideARecordBreaksTheConnection() throws Exception
+    {
+        hostileCut(SpscRing.WITHDRAWN | SpscRing.ALIGN);
+    }
+
+    @Test
+    void cutMovedWithNoWithdrawalBreaksTheConnection() throws Exception
+    {
+        hostileCut(SpscRing.aligned(Frame.headerLength(RdmapOpcode.SEND, 0) + 64));
+    }
+
+    /** Sets the cut word of the victim's receive ring to {@code cut}, then writes one Send. */
+    private void hostileCut(final long cut) throws InterruptedException
+    {
+        try (Hostile h = connected())
+        {
+            Shared.setLongVolatile(h.tx.control(), SpscRing.CUT, cut);
+            final byte[] junk = new byte[64];
+            Arrays.fill(junk, (byte) 0xEE);
+            h.record(RdmapOpcode.SEND, Frame.FLAG_LAST, 1, 0, 0, 0, junk);
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
+    /** A withdrawn cut behind the one the victim claimed last: the next record is not delivered. */
+    @Test
+    void withdrawnCutGoingBackwardsBreaksTheConnection() throws Exception
+    {
+        ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 4096, 4096)}, 2, 0);
+        try (Hostile h = connected())
+        {
+            final byte[] first = new byte[64];
+            Arrays.fill(first, (byte) 0x11);
+            h.record(RdmapOpcode.SEND, Frame.FLAG_LAST, 1, 0, 0, 0, first);
+            final DatEvent placed = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.SUCCESS, placed.dto.status, placed.toString());
+            Shared.setLongVolatile(h.tx.control(), SpscRing.CUT, SpscRing.WITHDRAWN);
+            final byte[] second = new byte[64];
+            Arrays.fill(second, (byte) 0xEE);
+            h.record(RdmapOpcode.SEND, Frame.FLAG_LAST, 2, 0, 0, 0, second);
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_BROKEN);
+            final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+            final byte[] rest = memory.asSlice(REGISTERED_AT + 4096).toArray(ValueLayout.JAVA_BYTE);
+            final byte[] before = new byte[rest.length];
+            Arrays.fill(before, FILL);
+            assertEquals(-1, Arrays.mismatch(before, rest), "the second Send was placed");
+        }
+    }
+
     @Test
     void randomBytesInTheRingBreakTheConnection() throws Exception
     {

@@ -21,12 +21,62 @@ import java.nio.file.Path;
  *   <li>{@code direct}: the server of {@link ShmDirectPlacementTest}: accepts with its shared and its
  *       ordinary LMR exposed ({@link Direct}), and after the client's Send checks every byte of both
  *       memories; prints {@code VERIFIED} (or {@code FAIL ...}) and exits when the client disconnects.</li>
+ *   <li>{@code late}: the server of {@link ShmTwoProcessTest}'s abrupt disconnect: posts
+ *       {@link #LATE_SENDS} receives of {@link #LATE_LEN} bytes, accepts, then looks at nothing for
+ *       {@link #LATE_NAP_MS} ms (its I/O thread parks 5 s at a time and the client cannot wake it),
+ *       while the client Sends and disconnects abruptly; then checks that every Send arrived, in
+ *       order and whole, before the disconnect; prints {@code RECEIVED} (or {@code FAIL ...}).</li>
  * </ul>
  */
 public final class ShmPeer
 {
+    /** The Sends of {@code late}: as many as a default endpoint's receive queue holds. */
+    static final int LATE_SENDS = 16;
+    static final int LATE_LEN = 64;
+    static final int LATE_NAP_MS = 3000;
+    /** An I/O thread that parks 5 s at a time when idle, and that the peer cannot wake. */
+    static final String SLEEPY = "idle_spin_ns=0 idle_yield_ns=0 idle_park_min_ns=5000000000"
+        + " idle_park_max_ns=5000000000 futex=false";
+
     private ShmPeer()
     {
+    }
+
+    /** The byte {@code i} of the {@code late} Sends' bytes. */
+    static byte lateByte(final int i)
+    {
+        return (byte) (i * 7 + i / LATE_LEN);
+    }
+
+    private static void late(final ShmNode node, final long qual, final EventDispatcher crEvd, final ShmNode.Ep ep)
+        throws InterruptedException
+    {
+        final Lmr sink = node.lmr(LATE_SENDS * LATE_LEN);
+        for (int i = 0; i < LATE_SENDS; i++)
+        {
+            ep.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(sink, (long) i * LATE_LEN, LATE_LEN)}, i, 0);
+        }
+        node.ia.pspCreate(qual, crEvd, PspFlags.CONSUMER_FLAG);
+        System.out.println("READY");
+        final var cr = Transaction.next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT, "request");
+        cr.crArrival.crHandle.accept(ep.ep(), null);
+        Transaction.next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED, "established");
+        Thread.sleep(LATE_NAP_MS);
+        for (int i = 0; i < LATE_SENDS; i++)
+        {
+            Transaction.completed(ep.recv(), i, LATE_LEN, "the receive of Send " + i);
+        }
+        for (int i = 0; i < LATE_SENDS * LATE_LEN; i++)
+        {
+            if (sink.memory().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != lateByte(i))
+            {
+                System.out.println("FAIL byte " + i + " of the Sends");
+                return;
+            }
+        }
+        Transaction.next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED, "disconnected");
+        System.out.println("RECEIVED");
+        sink.free();
     }
 
     /** This class's {@code main} in a second JVM: {@code mode} on {@code address} of {@code dir}, at {@code qual}. */
@@ -69,7 +119,7 @@ public final class ShmPeer
         final long qual = Long.parseLong(args[2]);
         PeerProcess.runMain(() ->
         {
-            try (ShmNode node = ShmNode.open(dir, args[1], ""))
+            try (ShmNode node = ShmNode.open(dir, args[1], args[3].equals("late") ? SLEEPY : ""))
             {
                 final var crEvd = node.evd(8, EvdFlags.CR_FLAG);
                 final ShmNode.Ep ep = node.ep(null);
@@ -80,6 +130,10 @@ public final class ShmPeer
                     System.out.println("READY");
                     ShmNode.TRANSACTION.serve(crEvd, ep.side(), lmr);
                     System.out.println("OK");
+                }
+                else if (args[3].equals("late"))
+                {
+                    late(node, qual, crEvd, ep);
                 }
                 else if (args[3].equals("direct"))
                 {

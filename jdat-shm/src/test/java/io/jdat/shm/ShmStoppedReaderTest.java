@@ -164,7 +164,8 @@ class ShmStoppedReaderTest
     /**
      * A Send of one record completed once written into the ring ({@code complete_written=true}),
      * so nothing of the endpoint's waits for the peer; the record does, and a peer that never
-     * reads it breaks the connection at the stall bound all the same.
+     * reads it breaks the connection at the stall bound all the same; the break withdraws
+     * nothing the Send reported, so a peer that read again would still deliver it.
      */
     @Test
     void aRecordWrittenByItsPostCountsForTheStallBound() throws Exception
@@ -192,6 +193,9 @@ class ShmStoppedReaderTest
             assertTrue(end.is(EventNumber.CONNECTION_EVENT_BROKEN), end.toString());
             assertTrue(ms >= STALL_MS / 2 && ms < STALL_MS + 2000, "broken " + ms + " ms after the post");
             assertTrue(peer.rx.available() > 0, "the record is still in the ring");
+            // and it stays there for the peer: the break took back nothing the Send reported
+            final int length = peer.rx.data().get(ValueLayout.JAVA_INT, peer.rx.readIndex() + Frame.LENGTH);
+            assertTrue(peer.rx.beginDelivery(SpscRing.aligned(length)), "a completed Send's record was taken back");
         }
     }
 
