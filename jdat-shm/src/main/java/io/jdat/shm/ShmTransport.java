@@ -69,14 +69,17 @@ import java.nio.file.Path;
  *       gather piece) completes as soon as its record is published in the ring, whether the
  *       posting thread wrote it (when nothing of its endpoint waits to be written) or a progress
  *       round did; completions still come in post order. The DTO's completion then says that
- *       the local buffer may be reused, as on tcp, not that the peer placed it: a Send the peer
- *       refuses completes with success and the connection breaks after it, and one that an
- *       abrupt close withdraws has completed with success too. {@code false} (the default):
- *       every message completes when the peer has consumed (placed) its last record, as RDMA
- *       Writes, Reads and larger Sends always do; an abrupt close then flushes exactly what the
- *       peer never places. The default keeps what a consumer that aborts right after its last
- *       Send completed relies on (dapltest ends each test so, and an RDMA NIC completes a Send
- *       once the peer acknowledged it): that the peer receives it</li>
+ *       the local buffer may be reused, as on tcp, and that the peer will be handed it: an abrupt
+ *       close (an abrupt disconnect, freeing the endpoint, closing the IA, the process's orderly
+ *       exit) never withdraws a record of a Send already reported complete, nor anything before
+ *       it, so a live peer that goes on reading delivers it before it sees the close, as over an
+ *       RDMA NIC, which completes a Send once the peer acknowledged it (dapltest ends each test
+ *       with a Send and an abrupt disconnect). What is not promised: that the peer placed it (a
+ *       Send the peer refuses, for want of a receive, completes with success and the connection
+ *       breaks after it), nor that it is placed when the peer's process dies, stops reading or
+ *       closes first. {@code true} is the default. {@code false}: every message completes when
+ *       the peer has consumed (placed) its last record, as RDMA Writes, Reads and larger Sends
+ *       always do; an abrupt close then flushes exactly what the peer never places</li>
  *   <li>{@code close_timeout_ms}: how long a graceful close or a Terminate may wait for ring space
  *       before the connection is dropped (default 2000)</li>
  * </ul>
@@ -150,7 +153,7 @@ final class ShmTransport implements Transport
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
         this.directMin = config.bounded("direct_min", 65536, 0, Long.MAX_VALUE);
-        this.completeWritten = config.flag("complete_written", false);
+        this.completeWritten = config.flag("complete_written", true);
     }
 
     @Override

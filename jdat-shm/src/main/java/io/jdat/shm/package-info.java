@@ -17,12 +17,12 @@
  * Response, Terminate, and a graceful close. The engine validates and places every incoming
  * segment; the channel checks the framing first, reads each header field once, and breaks the
  * connection when the peer writes something impossible. A message counts as sent when the peer
- * has consumed its last record, which it does only after its engine placed it. An IA whose
- * instance data says {@code complete_written=true} lets a Send of one record (at most
- * {@code max_chunk} bytes, one gather piece) be written into the ring by the posting thread when
- * nothing of its connection waits to be written, else by a progress round; either way its DTO
- * then completes as soon as the record is published, in post order: the local buffer may be
- * reused (as on tcp), not that the peer placed it, and an abrupt close may withdraw it.
+ * has consumed its last record, which it does only after its engine placed it, except a Send of
+ * one record (at most {@code max_chunk} bytes, one gather piece) under {@code complete_written=true}
+ * (the default): the posting thread writes it into the ring when nothing of its connection waits
+ * to be written, else a progress round does; either way its DTO then completes as soon as the
+ * record is published, in post order: the local buffer may be reused (as on tcp), and an abrupt
+ * close no longer takes the record back, so a peer that goes on reading receives it.
  *
  * <p><b>Shared memory.</b> {@code ShmMemory} is memory of a file under the provider's directory,
  * which a consumer registers as {@code DAT_MEM_TYPE_SHARED_VIRTUAL} (with the cookie that names it;
@@ -57,8 +57,9 @@
  * and its "gone" word in the file; a peer that dies or goes breaks the connection after
  * what it wrote before is delivered, so the engine flushes the endpoint's work and no waiter
  * hangs. A peer that aborts first withdraws what this side has not begun to deliver
- * ({@code SpscRing}): it reported that flushed (or, a Send of one record, complete once
- * written), so it is not delivered. Connection files are
+ * ({@code SpscRing}) beyond the last record of a Send it reported complete once written: it
+ * reported the rest flushed, so it is not delivered, and everything before that record is.
+ * Connection files are
  * unlinked as soon as the connection is set up, so the kernel frees their memory when the last
  * process unmaps them, even after a crash.
  */
