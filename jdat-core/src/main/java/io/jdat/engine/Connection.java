@@ -29,6 +29,19 @@ import java.util.concurrent.ScheduledFuture;
  * and a violation places nothing and terminates the connection. Setup outcomes and the end of
  * the connection go to the endpoint's {@link EpStateMachine}. An endpoint that is reset and
  * reconnected gets a new connection; callbacks for an old one are ignored.
+ *
+ * <p>A message reported sent ({@link #onSent}) is the one callback that never waits for the
+ * endpoint's lock: the channel's thread marks the message (a release store on the request or the
+ * Read Response) and calls {@link EpLock#markLeft}, which takes the lock only if it is free; when
+ * it is taken the holder absorbs the mark after letting go (it looks whenever anything it handed
+ * to the channel is unreported), releasing, looking again and trying again, so no mark is left
+ * unabsorbed. Absorbing ({@link #absorbMarks}) is what {@code onSent} did under the lock before:
+ * requests complete from the head of the request queue only, so in post order; Read Responses go
+ * back to the pool (and a Read Request first takes back the reported ones, so a credit the peer
+ * saw returned is free here too); a graceful disconnect waiting for the queue to drain starts.
+ * A flush and a Terminate's culprit take in a mark where they look at a request, so a message
+ * reported before the connection ended counts as sent, as before; after it ended
+ * ({@code ep.conn != this || closed}) a report changes nothing.
  */
 final class Connection extends ConnectionWords implements ConnectHandler, AcceptHandler
 {
@@ -54,6 +67,8 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
     final ArrayDeque<ReadOp> freeReads = new ArrayDeque<>();
     final ArrayDeque<ReadOp> outstandingReads = new ArrayDeque<>();
     final ArrayDeque<ReadResponse> freeResponses = new ArrayDeque<>();
+    /** The Read Responses handed to the channel and not yet taken back, in post order. */
+    private final ArrayDeque<ReadResponse> postedResponses = new ArrayDeque<>();
     int inboundReads;
 
     /**
@@ -616,7 +631,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
             {
                 t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_RANGE, 1, msn, 0, false);
             }
-            else if (inboundReads >= ird || freeResponses.isEmpty())
+            else if (takeResponses() >= ird || freeResponses.isEmpty())
             {
                 // more reads than this side agreed to serve (IRD)
                 t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, 1, msn, 0, false);
@@ -640,6 +655,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                     }
                     inboundReads++;
                     expectedReadMsn++;
+                    postedResponses.add(resp);
                     channel.post(resp);
                     flush = channel;
                 }
@@ -798,43 +814,77 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
     }
 
-    /** The channel is done with a message. */
+    /**
+     * The channel is done with a message. Called on the channel's thread, which may hold its
+     * port's progress lock: it never waits for the endpoint's lock. It marks the message reported
+     * (a release store on it) and leaves it to whoever holds the lock ({@link EpLock#markLeft}),
+     * or takes the lock itself if it is free, to absorb the mark ({@link #absorbMarks}): a Send or
+     * Write completes once every request before it has, in post order as before; a Read Response
+     * goes back to the pool. A report for a connection that ended or was replaced changes nothing
+     * (what it closed with was flushed, and a flush takes in any mark left before).
+     */
     @Override
     public void onSent(final OutboundMessage m)
     {
-        Channel closeGracefully = null;
-        ep.lock.lock();
-        try
+        if (closed || ep.conn != this)
         {
-            if (ep.conn != this || closed)
-            {
-                return;
-            }
-            if (m instanceof WorkRequest wr)
-            {
-                RequestQueue.sent(wr);
-                ep.requests.retire();
-            }
-            else if (m instanceof ReadResponse r)
-            {
-                r.clearPayload();
-                freeResponses.push(r);
-                inboundReads--;
-            }
-            if (ep.state == EpState.DISCONNECT_PENDING && ep.requests.idle() && !disconnecting)
-            {
-                disconnecting = true;
-                closeGracefully = channel;
-            }
+            return;
         }
-        finally
+        if (m instanceof WorkRequest wr)
         {
-            ep.lock.unlock();
+            wr.markReported();
         }
-        if (closeGracefully != null)
+        else if (m instanceof ReadResponse r)
         {
-            closeGracefully.disconnect();
+            r.markReported();
         }
+        else
+        {
+            // a Read Request: the Read completes with its response, nothing to record
+            return;
+        }
+        ep.lock.markLeft();
+    }
+
+    /**
+     * Takes in the marks the channel's thread left ({@link #onSent}): reported Read Responses go
+     * back to the pool, reported requests complete in order, and a graceful disconnect waiting for
+     * the request queue to drain is started once it has. Returns that close, to run with the lock
+     * let go, or null. ep.lock held.
+     */
+    Runnable absorbMarks()
+    {
+        if (ep.conn != this || closed)
+        {
+            return null;
+        }
+        takeResponses();
+        ep.requests.retire();
+        if (ep.state == EpState.DISCONNECT_PENDING && ep.requests.idle() && !disconnecting)
+        {
+            disconnecting = true;
+            final Channel ch = channel;
+            return ch::disconnect;
+        }
+        return null;
+    }
+
+    /**
+     * Puts the reported Read Responses at the head of {@link #postedResponses} back into the pool
+     * (the channel reports them in post order) and returns the Read Responses still owed. ep.lock
+     * held.
+     */
+    int takeResponses()
+    {
+        ReadResponse r;
+        while ((r = postedResponses.peek()) != null && r.reported())
+        {
+            postedResponses.poll();
+            r.recycle();
+            freeResponses.push(r);
+            inboundReads--;
+        }
+        return inboundReads;
     }
 
     // ---------------------------------------------------------------- the end

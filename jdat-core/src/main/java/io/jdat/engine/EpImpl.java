@@ -48,7 +48,31 @@ final class EpImpl extends EngineObject implements Endpoint
     static final int ALL_QOS = Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY | Qos.ECONOMY | Qos.PREMIUM;
 
 
-    final EpLock lock = new EpLock(ia.singleWriter);
+    /**
+     * The endpoint's lock. Its holders take in the marks a channel's thread leaves when it reports
+     * a message sent without waiting for the lock ({@link Connection#onSent}); they look for them
+     * after letting go only while something handed to the channel is unreported.
+     */
+    final EpLock lock = new EpLock(ia.singleWriter, new EpLock.Marks()
+    {
+        @Override
+        public boolean expected()
+        {
+            if (requests.outstanding())
+            {
+                return true;
+            }
+            final Connection c = conn;
+            return c != null && c.inboundReads != 0;
+        }
+
+        @Override
+        public Runnable absorb()
+        {
+            final Connection c = conn;
+            return c == null ? null : c.absorbMarks();
+        }
+    });
     volatile EpState state = EpState.UNCONNECTED;
     final EpAttr attr;
     /** Whether the consumer chose the RDMA Read limits (else the provider may adjust them at setup). */

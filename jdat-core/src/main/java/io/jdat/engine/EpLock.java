@@ -28,6 +28,23 @@ import java.util.concurrent.locks.LockSupport;
  * forever. The consumer's store is still a volatile store, a fence on x86: what it saves is the
  * atomic, not the fence. Two threads posting at once on such an IA (which DAT lets misbehave) can
  * both hold the lock.
+ *
+ * <p><b>Marks left for the holder.</b> A thread that must not wait for the lock (a channel's
+ * thread reporting a message sent, which may hold its port's progress lock) stores its news where
+ * the holder can read it (a mark on the message), then calls {@link #markLeft}: that raises
+ * {@link #marked} (a volatile store) and takes the lock if it is free, with one compare-and-set and
+ * no waiting, to run {@link Marks#absorb}; if it is taken it returns at once and leaves the
+ * absorbing to the holder. The holder, letting go, first asks {@link Marks#expected} (is anything
+ * it handed to a channel still unreported?), and if so, after its release store, a full fence and
+ * a look at {@code marked}: if raised, it tries the lock again (no waiting) and absorbs. Each side
+ * stores its word, fences, and loads the other's (the marker: {@code marked}, then the lock word
+ * through the compare-and-set; the holder: the lock word, then {@code marked}), so at least one
+ * sees the other, and a mark is never left with nobody to absorb it: whoever fails to take the
+ * lock found a holder that will look after letting go. A holder with nothing out with a channel
+ * (an idle request queue: the path where a post's message is placed at once) lets go without the
+ * fence, as before. The consumer of a single-writer IA lets go of {@link #consumer} the same way;
+ * a marker that took {@link #word} while the consumer holds the lock lets go again, fences, and
+ * tries again only if the consumer has let go meanwhile.
  */
 final class EpLock
 {
@@ -38,6 +55,7 @@ final class EpLock
     private static final long MAX_NAP_NANOS = 50_000;
     private static final VarHandle WORD;
     private static final VarHandle CONSUMER;
+    private static final VarHandle MARKED;
 
     static
     {
@@ -45,6 +63,7 @@ final class EpLock
         {
             WORD = MethodHandles.lookup().findVarHandle(EpLock.class, "word", long.class);
             CONSUMER = MethodHandles.lookup().findVarHandle(EpLock.class, "consumer", long.class);
+            MARKED = MethodHandles.lookup().findVarHandle(EpLock.class, "marked", int.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -65,11 +84,42 @@ final class EpLock
     private int holds;
     /** Whether the owner holds it through {@link #consumer} (owner only). */
     private boolean viaConsumer;
+    /** Raised by {@link #markLeft}: a mark waits to be absorbed; lowered by the thread that absorbs. */
+    private volatile int marked;
+    /** What the holder absorbs, or null: no marks are ever left. */
+    private final Marks marks;
+
+    /**
+     * The holder's side of the marks left for it ({@link #markLeft}). Both methods run with the
+     * lock held.
+     */
+    interface Marks
+    {
+        /**
+         * Whether a mark may still be left for something the holder handed on (the holder then
+         * fences and looks for one after letting go): true while any message given to a channel
+         * is unreported and unabsorbed.
+         */
+        boolean expected();
+
+        /**
+         * Takes in every mark left so far. Returns something to run once the lock is let go (a
+         * graceful close the marks made due), or null.
+         */
+        Runnable absorb();
+    }
 
     /** A free lock; {@code singleWriter}: its endpoint's IA has one consumer thread ({@link IaImpl#singleWriter}). */
     EpLock(final boolean singleWriter)
     {
+        this(singleWriter, null);
+    }
+
+    /** {@link #EpLock(boolean)}, whose holders absorb what {@link #markLeft} leaves through {@code marks}. */
+    EpLock(final boolean singleWriter, final Marks marks)
+    {
         this.singleWriter = singleWriter;
+        this.marks = marks;
     }
 
     void lock()
@@ -157,16 +207,126 @@ final class EpLock
     {
         if (--holds == 0)
         {
-            if (viaConsumer)
+            final Marks m = marks;
+            final boolean look = m != null && m.expected();
+            release();
+            if (look)
             {
-                viaConsumer = false;
-                CONSUMER.setRelease(this, 0L);
-            }
-            else
-            {
-                WORD.setRelease(this, 0L);
+                // the release store, then the look at marked: a StoreLoad fence between them
+                VarHandle.fullFence();
+                combine();
             }
         }
+    }
+
+    private void release()
+    {
+        if (viaConsumer)
+        {
+            viaConsumer = false;
+            CONSUMER.setRelease(this, 0L);
+        }
+        else
+        {
+            WORD.setRelease(this, 0L);
+        }
+    }
+
+    /**
+     * The caller stored a mark for the holder to absorb (with at least a release store): the
+     * holder will take it in, or this thread does now if the lock is free. Never waits for the
+     * lock. A thread that holds the lock absorbs at once.
+     */
+    void markLeft()
+    {
+        final long me = Thread.currentThread().threadId();
+        if ((word & ~PLACING) == me || singleWriter && (consumer & ~PLACING) == me)
+        {
+            // held by this thread: absorb now, under the hold it has
+            holds++;
+            Runnable after = null;
+            try
+            {
+                MARKED.getAndSet(this, 0);
+                after = marks.absorb();
+            }
+            finally
+            {
+                unlock();
+            }
+            if (after != null)
+            {
+                after.run();
+            }
+            return;
+        }
+        // a volatile store: the fence before the compare-and-set's (and the holder's) look
+        MARKED.setVolatile(this, 1);
+        combine();
+    }
+
+    /**
+     * While a mark is raised: takes the lock if nobody holds it (no waiting), absorbs, lets go and
+     * looks again; returns as soon as the lock is seen held by another thread, which looks after
+     * letting go. The caller fenced after its last store.
+     */
+    private void combine()
+    {
+        while (marked != 0)
+        {
+            if (!tryTake())
+            {
+                return;
+            }
+            holds = 1;
+            Runnable after = null;
+            boolean look = true;
+            try
+            {
+                // a read of marked too: every mark stored before a marker raised it is seen
+                MARKED.getAndSet(this, 0);
+                after = marks.absorb();
+            }
+            finally
+            {
+                holds = 0;
+                look = marks.expected();
+                release();
+            }
+            if (after != null)
+            {
+                after.run();
+            }
+            if (!look)
+            {
+                return;
+            }
+            VarHandle.fullFence();
+        }
+    }
+
+    /**
+     * Takes the lock with the compare-and-set if it is free, never waiting. On a single-writer IA
+     * a consumer holding it through {@link #consumer} makes this let go again; it tries again only
+     * if, after a fence, the consumer has let go (it looked at {@link #marked} then, or will).
+     */
+    private boolean tryTake()
+    {
+        final long me = Thread.currentThread().threadId();
+        while (word == 0 && WORD.compareAndSet(this, 0L, me))
+        {
+            if (!singleWriter || consumer == 0)
+            {
+                return true;
+            }
+            WORD.setRelease(this, 0L);
+            VarHandle.fullFence();
+            if (consumer != 0)
+            {
+                return false;
+            }
+        }
+        return false;
     }
 
     private boolean acquire(final long mark)

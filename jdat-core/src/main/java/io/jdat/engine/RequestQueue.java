@@ -21,7 +21,11 @@ import java.lang.foreign.MemorySegment;
  * to the consumer), {@code start} (next to hand to the channel) and {@code tail} (next free).
  * Requests start in order (a fence or a lack of RDMA Read credits holds back everything behind
  * it) and retire in order, so completions appear in posting order. Guarded by the endpoint's
- * lock.
+ * lock, except the mark a channel's thread leaves on a Send or Write it reported sent
+ * ({@link WorkRequest#markReported}, from {@link Connection#onSent}, which never waits for the
+ * lock): whoever holds the lock takes such a mark in where it looks at the request ({@link #done}),
+ * so a reported request counts as sent for {@link #retire}, {@link #flush} and {@link #culprit}
+ * alike, and completes in post order as before.
  */
 final class RequestQueue
 {
@@ -68,6 +72,15 @@ final class RequestQueue
     boolean idle()
     {
         return head == tail;
+    }
+
+    /**
+     * Whether a request was handed on and has not completed: its channel's thread may still
+     * leave a mark for it ({@link EpLock.Marks#expected}). Lock held.
+     */
+    boolean outstanding()
+    {
+        return head != start;
     }
 
     void post(final int op, final int n, final LmrTriplet[] iov, final long cookie,
@@ -475,13 +488,31 @@ final class RequestQueue
         wr.transferred = wr.local.total;
     }
 
+    /**
+     * Whether {@code wr} is done, taking in first a report of it sent that its channel's thread
+     * left without the lock ({@link Connection#onSent}). Lock held.
+     */
+    static boolean done(final WorkRequest wr)
+    {
+        if (wr.state == WorkRequest.DONE)
+        {
+            return true;
+        }
+        if (wr.reported())
+        {
+            sent(wr);
+            return true;
+        }
+        return false;
+    }
+
     /** Completes finished requests to the consumer, oldest first. Lock held. */
     void retire()
     {
         while (head < start)
         {
             final WorkRequest wr = ring[headSlot];
-            if (wr.state != WorkRequest.DONE)
+            if (!done(wr))
             {
                 return;
             }
@@ -556,7 +587,7 @@ final class RequestQueue
         for (long i = head; i < tail; i++)
         {
             final WorkRequest wr = ring[(int) (i % ring.length)];
-            if (wr.state == WorkRequest.DONE)
+            if (done(wr))
             {
                 if (failing && wr.status == DtoStatus.SUCCESS && wr.op != WorkRequest.BIND)
                 {
@@ -593,7 +624,7 @@ final class RequestQueue
         for (long i = head; i < start; i++)
         {
             final WorkRequest wr = ring[(int) (i % ring.length)];
-            if (wr.state == WorkRequest.DONE)
+            if (done(wr))
             {
                 continue;
             }

@@ -145,7 +145,9 @@ public interface ChannelHandler
      * A posted message was transmitted (see {@link Channel#sentMeansPlaced()}); in post order, except
      * that a message that completes once written (shm's Send of one record) may be reported ahead
      * of one posted before it that still waits for the peer: the engine completes requests in post
-     * order all the same.
+     * order all the same. Never waits for the sending endpoint's lock: it records the report and
+     * leaves it to that lock's holder if the lock is taken, so a channel may call it holding its
+     * port's own locks; the completion then appears once the holder lets go.
      */
     void onSent(OutboundMessage message);
 
