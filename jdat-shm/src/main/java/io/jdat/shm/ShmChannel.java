@@ -145,8 +145,8 @@ final class ShmChannel implements Channel, Work
      * placed it: a peer that rejects it (no receive posted, or one too small) breaks the
      * connection after the completion. An abrupt close does not take it back: it withdraws only
      * what follows the last such record ({@link SpscRing#withdraw(long)}), so a peer that goes on
-     * reading receives it. With {@code complete_written=false} every message waits for the peer, as before. An RDMA
-     * Write always does: its completion keeps telling a protection fault at the target
+     * reading receives it. With {@code complete_written=false} every message waits for the peer.
+     * An RDMA Write always does: its completion keeps telling a protection fault at the target
      * ({@code DAT_DTO_ERR_REMOTE_ACCESS}), as loopback's does.
      */
     @Override
@@ -252,10 +252,10 @@ final class ShmChannel implements Channel, Work
      * it claimed, or that lie before the last record of a Send already reported complete
      * ({@link #keep}), are reported sent (on this thread, before this returns), since the peer
      * delivers them; the rest of the ring is withdrawn so that the peer never delivers it
-     * ({@link SpscRing#withdraw(long)}), and the engine
-     * flushes what it still holds. Waits for a progress round under way. Inside a round (the
-     * engine ending the connection in a callback) the round ends it: withdrawn too, but messages
-     * the peer consumed since the last report are flushed.
+     * ({@link SpscRing#withdraw(long)}), and the engine flushes what it still holds. Waits for a
+     * progress round under way. Inside a round (the engine ending the connection in a callback)
+     * the round ends it: withdrawn too, but messages the peer consumed since the last report are
+     * flushed.
      */
     @Override
     public void abort()
