@@ -1,16 +1,13 @@
 package io.jdat.engine;
 
 import io.jdat.DtoStatus;
-import io.jdat.engine.channel.OutboundMessage;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * One slot of an endpoint's request queue: a posted Send, RDMA Write, RDMA Read or RMR bind.
  * A Send or Write is itself the message the channel carries ({@link #describe}); a Read issues one
  * {@link ReadOp} per local segment.
  */
-final class WorkRequest extends OutboundMessage
+final class WorkRequest extends ReportedMessage
 {
     static final int SEND = 1;
     static final int WRITE = 2;
@@ -20,20 +17,6 @@ final class WorkRequest extends OutboundMessage
     static final int QUEUED = 0;
     static final int STARTED = 1;
     static final int DONE = 2;
-
-    private static final VarHandle REPORTED;
-
-    static
-    {
-        try
-        {
-            REPORTED = MethodHandles.lookup().findVarHandle(WorkRequest.class, "reported", boolean.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     final Segments local;
     int op;
@@ -57,12 +40,6 @@ final class WorkRequest extends OutboundMessage
     RmrImpl rmr;
     MemoryRegion bindRegion;
     LmrImpl bindLmr;
-    /**
-     * Set by the channel's thread once the channel reported this Send or Write sent
-     * ({@link Connection#onSent}), without the endpoint's lock; the lock's holder takes it in
-     * ({@link RequestQueue#retire}). Cleared with the slot.
-     */
-    private boolean reported;
 
     WorkRequest(final int maxIov)
     {
@@ -86,19 +63,7 @@ final class WorkRequest extends OutboundMessage
         readsIssued = 0;
         readsDone = 0;
         transferred = 0;
-        reported = false;
-    }
-
-    /** The channel is done with this message (a release store: what it read before is done). Any thread. */
-    void markReported()
-    {
-        REPORTED.setRelease(this, true);
-    }
-
-    /** Whether {@link #markReported} was called since the slot was last emptied. */
-    boolean reported()
-    {
-        return (boolean) REPORTED.getAcquire(this);
+        clearReported();
     }
 
     /**

@@ -558,17 +558,7 @@ final class ShmChannel implements Channel, Work
         {
             return false;
         }
-        for (int i = 0; i < m.payloadSegments(); i++)
-        {
-            final long len = m.payloadLength(i);
-            final MemorySegment mem = m.payloadMemory(i);
-            if (len > 0 && (mem == null || !mem.isNative()
-                || ShmMemory.containing(port.transport.root, mem.address() + m.payloadOffset(i), len) == null))
-            {
-                return false;
-            }
-        }
-        return true;
+        return ShmMemory.holdsAll(port.transport.root, m);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.jdat.shm;
 
 import io.jdat.Dat;
+import io.jdat.engine.channel.OutboundMessage;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -196,6 +197,25 @@ public final class ShmMemory implements AutoCloseable
     long offsetOf(final long address)
     {
         return address - memory.address();
+    }
+
+    /**
+     * Whether every non-empty piece of the message's gather list lies in native memory of an open
+     * instance of this process under {@code root}, which a peer can map.
+     */
+    static boolean holdsAll(final Path root, final OutboundMessage m)
+    {
+        for (int i = 0; i < m.payloadSegments(); i++)
+        {
+            final long len = m.payloadLength(i);
+            final MemorySegment mem = m.payloadMemory(i);
+            if (len > 0 && (mem == null || !mem.isNative()
+                || containing(root, mem.address() + m.payloadOffset(i), len) == null))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The open instance of this process under {@code root} holding {@code [address, address + length)}, or null. */
