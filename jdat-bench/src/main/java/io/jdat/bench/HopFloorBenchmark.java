@@ -69,6 +69,9 @@ public class HopFloorBenchmark
     private static final boolean FENCE = !"false".equals(System.getProperty("hopfloor.fence"));
     /** The offset of the waiter's flag in a link's {@code claims}. */
     private static final long WAITER = 192;
+    /** The batched shape's words in {@code claims}: receives posted, completions written. */
+    private static final long HEAD = 256;
+    private static final long TAIL = 384;
     /** Counter arrays: 8 longs of padding, the counters, 8 more. */
     private static final int PADDED = 24;
     private static final int POSTED = 8;
@@ -82,6 +85,12 @@ public class HopFloorBenchmark
     private static final int RECEIVER = 3;
     private static final int EVD_READS_TAIL = 4;
     private static final int EVD_WAITER_LINE = 5;
+    private static final int DESC = 6;
+    private static final int DESC16 = 7;
+    private static final int BATCHED16 = 8;
+    /** The batched shape's cached words: the sender's view of the head, the receiver's of the tail. */
+    private static final int LIMIT = 14;
+    private static final int SEEN = 15;
     /** The receiver's flag: a wait is in progress (the waiter-line shape). */
     private static final int WAITING = 13;
 
@@ -105,7 +114,7 @@ public class HopFloorBenchmark
             completions = arena.allocate(SLOTS * SLOT, 128);
             messages = arena.allocate(SLOTS * MESSAGE_SLOT, 128);
             buffer = arena.allocate(Math.max(size, 64), 128);
-            claims = arena.allocate(256, 128);
+            claims = arena.allocate(512, 128);
         }
 
         private static long slot(final long n)
@@ -241,6 +250,100 @@ public class HopFloorBenchmark
             return completions.get(ValueLayout.JAVA_LONG, at + 8) >= 0;
         }
 
+        /**
+         * The completion in the descriptor's own line: the receiver posts a descriptor {@code
+         * stride} bytes after the last (the buffer's offset and room in one long), marked posted
+         * (n + 1).
+         */
+        void postRecvPacked(final long stride, final int size)
+        {
+            final long n = rx[POSTED]++;
+            final long at = (n % SLOTS) * stride;
+            descriptors.set(ValueLayout.JAVA_LONG, at + 8, 0L << 32 | size);
+            LONG.setRelease(descriptors, at, n + 1);
+        }
+
+        /**
+         * The sender reads the descriptor at the head, copies, writes the length where the buffer
+         * was and marks it complete (-(n + 1)); the receive queue's head is claimed by an atomic,
+         * as several posting threads of a threadsafe IA need (the event's position is the
+         * descriptor's, so there is no EVD claim beside it).
+         */
+        void placeInDescriptor(final MemorySegment src, final int size, final long stride)
+        {
+            final long n = tx[PLACED]++;
+            final long d = (n % SLOTS) * stride;
+            awaitSeq(descriptors, d, n + 1);
+            if ((long) LONG.getAndAdd(claims, 0L, 1L) != n)
+            {
+                throw new IllegalStateException("one sender claims here");
+            }
+            final long b = descriptors.get(ValueLayout.JAVA_LONG, d + 8);
+            MemorySegment.copy(src, 0, buffer, b >>> 32, Math.min(b & 0xffff_ffffL, size));
+            descriptors.set(ValueLayout.JAVA_LONG, d + 8, size);
+            LONG.setRelease(descriptors, d, -(n + 1));
+            waiterCheck();
+        }
+
+        /** The consumer's dequeue reads the completion in the descriptor and takes it by CAS. */
+        boolean pollDescriptor(final long stride)
+        {
+            final long c = (long) LONG.getAcquire(claims, 128L);
+            final long d = (c % SLOTS) * stride;
+            if ((long) LONG.getAcquire(descriptors, d) != -(c + 1))
+            {
+                return false;
+            }
+            final long length = descriptors.get(ValueLayout.JAVA_LONG, d + 8);
+            return LONG.compareAndSet(claims, 128L, c, c + 1) && length >= 0;
+        }
+
+        /** Batched publication: a descriptor 16 bytes after the last, then the head word. */
+        void postRecvBatched(final int size)
+        {
+            final long n = rx[POSTED]++;
+            descriptors.set(ValueLayout.JAVA_LONG, (n % SLOTS) * 16 + 8, 0L << 32 | size);
+            LONG.setRelease(claims, HEAD, n + 1);
+        }
+
+        /**
+         * Batched publication, the sender: the head word read only when its last view is used up,
+         * the record (16 bytes apart, no sequence word) claimed as an EVD's, then the tail word.
+         */
+        void placeBatched(final MemorySegment src, final int size)
+        {
+            final long n = tx[PLACED]++;
+            if (n >= tx[LIMIT])
+            {
+                while ((tx[LIMIT] = (long) LONG.getAcquire(claims, HEAD)) <= n)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            final long b = descriptors.get(ValueLayout.JAVA_LONG, (n % SLOTS) * 16 + 8);
+            MemorySegment.copy(src, 0, buffer, b >>> 32, Math.min(b & 0xffff_ffffL, size));
+            final long c = (long) LONG.getAndAdd(claims, 0L, 1L);
+            completions.set(ValueLayout.JAVA_LONG, (c % SLOTS) * 16, size);
+            LONG.setRelease(claims, TAIL, c + 1);
+            waiterCheck();
+        }
+
+        /** Batched publication, the consumer: the tail word read only when its last view is used up. */
+        boolean pollBatched()
+        {
+            final long c = (long) LONG.getAcquire(claims, 128L);
+            if (c >= rx[SEEN])
+            {
+                rx[SEEN] = (long) LONG.getAcquire(claims, TAIL);
+                if (c >= rx[SEEN])
+                {
+                    return false;
+                }
+            }
+            final long length = completions.get(ValueLayout.JAVA_LONG, (c % SLOTS) * 16);
+            return LONG.compareAndSet(claims, 128L, c, c + 1) && length >= 0;
+        }
+
         /** Receiver places, sender side: the message into the connection's ring. */
         void pushMessage(final MemorySegment src, final int size)
         {
@@ -282,7 +385,8 @@ public class HopFloorBenchmark
     @State(Scope.Benchmark)
     public static class Rig
     {
-        @Param({"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail", "evdWaiterLine"})
+        @Param({"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail", "evdWaiterLine",
+            "descCompletes", "descCompletes16", "batched16"})
         public String shape;
 
         @Param({"64"})
@@ -317,6 +421,9 @@ public class HopFloorBenchmark
                 case "receiverPlaces" -> RECEIVER;
                 case "evdReadsTail" -> EVD_READS_TAIL;
                 case "evdWaiterLine" -> EVD_WAITER_LINE;
+                case "descCompletes" -> DESC;
+                case "descCompletes16" -> DESC16;
+                case "batched16" -> BATCHED16;
                 default -> throw new IllegalArgumentException("no shape " + shape);
             };
             arena = Arena.ofShared();
@@ -325,8 +432,8 @@ public class HopFloorBenchmark
             src = arena.allocate(size, 64);
             final MemorySegment echoSrc = arena.allocate(size, 64);
             // a receive posted ahead on each side, as the ping-pong keeps one outstanding
-            toEcho.postRecv(size);
-            toPing.postRecv(size);
+            repost(toEcho);
+            repost(toPing);
             running = true;
             echo = new Thread(() ->
             {
@@ -338,10 +445,7 @@ public class HopFloorBenchmark
                     }
                     else if (receive(toEcho))
                     {
-                        if (kind != QUEUE)
-                        {
-                            toEcho.postRecv(size);
-                        }
+                        repost(toEcho);
                         send(toPing, echoSrc);
                     }
                     else
@@ -352,6 +456,21 @@ public class HopFloorBenchmark
             }, "bench-floor-echo");
             echo.setDaemon(true);
             echo.start();
+        }
+
+        /** The receiver gives its buffer back (the queue has no descriptors). */
+        void repost(final Link link)
+        {
+            switch (kind)
+            {
+                case QUEUE ->
+                {
+                }
+                case DESC -> link.postRecvPacked(SLOT, size);
+                case DESC16 -> link.postRecvPacked(16, size);
+                case BATCHED16 -> link.postRecvBatched(size);
+                default -> link.postRecv(size);
+            }
         }
 
         void send(final Link link, final MemorySegment from)
@@ -366,6 +485,9 @@ public class HopFloorBenchmark
                 case SENDER -> link.placeSend(from, size, false, false);
                 case SENDER_EVD, EVD_READS_TAIL -> link.placeSend(from, size, true, false);
                 case EVD_WAITER_LINE -> link.placeSend(from, size, true, true);
+                case DESC -> link.placeInDescriptor(from, size, SLOT);
+                case DESC16 -> link.placeInDescriptor(from, size, 16);
+                case BATCHED16 -> link.placeBatched(from, size);
                 default -> link.pushMessage(from, size);
             }
         }
@@ -379,6 +501,9 @@ public class HopFloorBenchmark
                 case SENDER_EVD -> link.pollCompletion(true);
                 case EVD_READS_TAIL -> link.pollCompletion(true, false);
                 case EVD_WAITER_LINE -> link.pollCompletion(false, true);
+                case DESC -> link.pollDescriptor(SLOT);
+                case DESC16 -> link.pollDescriptor(16);
+                case BATCHED16 -> link.pollBatched();
                 default -> link.pollMessage();
             };
         }
@@ -402,10 +527,7 @@ public class HopFloorBenchmark
         {
             Thread.onSpinWait();
         }
-        if (r.kind != QUEUE)
-        {
-            r.toPing.postRecv(r.size);
-        }
+        r.repost(r.toPing);
         return true;
     }
 
@@ -413,7 +535,8 @@ public class HopFloorBenchmark
      * The shapes in turn in one JVM, many short rounds, so that each ratio compares shapes
      * measured within a second of each other. The two vCPUs of a virtual machine move between host
      * cores: the queue's own round trip changed fivefold between JMH forks. Prints each shape's
-     * median round trip and its median ratio to the queue's in the same round.
+     * median round trip and its median ratio to the queue's in the same round, then each round's
+     * round trips (ns), shapes in the order of the first lines.
      * {@code java -cp jdat-benchmarks.jar io.jdat.bench.HopFloorBenchmark [rounds] [trips]}
      */
     public static void main(final String[] args) throws InterruptedException
@@ -421,7 +544,8 @@ public class HopFloorBenchmark
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         final int trips = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         final String[] shapes = {"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail",
-            "evdWaiterLine"};
+            "evdWaiterLine",
+            "descCompletes", "descCompletes16", "batched16"};
         final Rig[] rigs = new Rig[shapes.length];
         for (int k = 0; k < shapes.length; k++)
         {
@@ -462,6 +586,15 @@ public class HopFloorBenchmark
             System.out.printf("%-16s round trip median %7.1f ns (min %7.1f, max %7.1f); ratio to queue median %.2f "
                 + "(min %.2f, max %.2f)%n", shapes[k], median(ns[k]), min(ns[k]), max(ns[k]), median(ratio),
                 min(ratio), max(ratio));
+        }
+        for (int round = 0; round < rounds; round++)
+        {
+            final StringBuilder line = new StringBuilder("round " + round + ":");
+            for (int k = 0; k < shapes.length; k++)
+            {
+                line.append(String.format(" %.1f", ns[k][round]));
+            }
+            System.out.println(line);
         }
         for (final Rig r : rigs)
         {

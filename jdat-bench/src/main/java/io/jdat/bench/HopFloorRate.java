@@ -38,6 +38,19 @@ import org.openjdk.jmh.infra.Blackhole;
  *     endpoint may feed and any thread dequeue); {@code receiverPullsInline} has the sender copy the
  *     64 bytes into the request (128 bytes apart) for the receiver to copy from, as a NIC's inline
  *     send.</li>
+ * <li>{@code descCompletes}: the completion in the descriptor's own line. The sender reads the
+ *     descriptor at the head, copies, writes the length into the descriptor and flips its word to
+ *     "complete"; the consumer's dequeue reads it there (an EVD with one receive queue behind it),
+ *     takes it by compare-and-set and reposts into the same slot. The receive queue's head is
+ *     claimed by an atomic, as a threadsafe IA's several posters need; descriptors 64 bytes
+ *     apart; {@code descCompletes16} 16 apart, four to a line; {@code descCompletes16Single} with
+ *     neither the atomic claim nor the compare-and-set (a nonthreadsafe IA).</li>
+ * <li>{@code batched16}: batched publication. Descriptors and records 16 bytes apart with no
+ *     sequence word; the receiver publishes a head word (receives posted), the sender a tail word
+ *     (completions written), each read by the other only once its last view is used up; each post
+ *     still publishes as it returns. {@code batched16Late16} and {@code batched16LateRoom} publish
+ *     late, which DAT does not allow: the sender every 16 Sends or once it used all the room it
+ *     saw (only the latter in {@code LateRoom}), the receiver once per batch it took.</li>
  * </ul>
  * Every ring is a row of slots led by a sequence word: a slot holds entry n once its word reads
  * n + 1. Every shape but the queue pays, once per Send, the fence a DAT producer owes a sleeping
@@ -59,6 +72,9 @@ public final class HopFloorRate
     private static final long CONSUMED = 256;
     private static final long RECEIVED = 384;
     private static final long WAITER = 512;
+    /** The batched shapes' words: how many receives are posted, how many completions written. */
+    private static final long HEAD = 640;
+    private static final long TAIL = 768;
     /** Counter arrays: 8 longs of padding, the counters, 8 more; one thread writes each array. */
     private static final int PADDED = 24;
     private static final int POSTED = 8;
@@ -67,6 +83,8 @@ public final class HopFloorRate
     private static final int PRODUCED = 11;
     private static final int TAKEN = 12;
     private static final int LIMIT = 13;
+    /** The batched shapes' receiver: the completions' tail it last read. */
+    private static final int SEEN = 14;
     /**
      * Work standing in for the engine's, in {@link Blackhole#consumeCPU} tokens per message (none by
      * default): {@code -Dhopfloor.post} on the sender's post, {@code -Dhopfloor.place} where the
@@ -118,7 +136,7 @@ public final class HopFloorRate
             requests = arena.allocate(WINDOW * 128, 128);
             src = arena.allocate(128, 128);
             dst = arena.allocate(128, 128);
-            words = arena.allocate(640, 128);
+            words = arena.allocate(896, 128);
             for (int i = 0; i < WINDOW; i++)
             {
                 repost();
@@ -532,13 +550,281 @@ public final class HopFloorRate
         }
     }
 
+    /**
+     * The completion in the descriptor's own line: the sender reads the receive descriptor at the
+     * head, copies, and writes the length where the buffer's offset and room were, then flips the
+     * descriptor's word from "posted" (n + 1) to "complete" (-(n + 1)); the consumer's dequeue
+     * reads it there and takes it by compare-and-set, and the repost writes the same slot again.
+     * One line, the descriptor's, crosses each way. The event's position is its descriptor's (an
+     * EVD with one receive queue behind it), so the EVD's own claim goes; {@code claim} keeps an
+     * atomic claim of the receive queue's head, which several threads posting Sends to one
+     * endpoint of a threadsafe IA need. Without it (and with a plain take) the shape is a
+     * nonthreadsafe IA's.
+     */
+    static final class DescCompletes extends Rig
+    {
+        final boolean claim;
+
+        DescCompletes(final Arena arena, final long stride, final boolean claim)
+        {
+            super(arena, stride, stride);
+            this.claim = claim;
+        }
+
+        /** The consumer's dequeue: the descriptor at its take position, once complete. */
+        private boolean take()
+        {
+            final long c = claim ? (long) LONG.getAcquire(words, TAKE) : rx[POLLED];
+            final long d = at(c);
+            if ((long) LONG.getAcquire(descriptors, d) != -(c + 1) || descriptors.get(ValueLayout.JAVA_LONG, d + 8) < 0)
+            {
+                return false;
+            }
+            if (claim)
+            {
+                return LONG.compareAndSet(words, TAKE, c, c + 1);
+            }
+            rx[POLLED] = c + 1;
+            return true;
+        }
+
+        @Override
+        void receive()
+        {
+            int idle = 0;
+            long total = 0;
+            while (running)
+            {
+                if (!active)
+                {
+                    LockSupport.park();
+                    continue;
+                }
+                int n = 0;
+                while (n < WINDOW && take())
+                {
+                    work(REAP);
+                    repost();
+                    n++;
+                }
+                if (n == 0)
+                {
+                    idle = idle(idle);
+                }
+                else
+                {
+                    idle = 0;
+                    total += n;
+                    received(total);
+                }
+            }
+        }
+
+        private boolean place()
+        {
+            final long n = tx[PLACED];
+            final long d = at(n);
+            if ((long) LONG.getAcquire(descriptors, d) != n + 1)
+            {
+                return false;
+            }
+            if (claim && (long) LONG.getAndAdd(words, CLAIM, 1L) != n)
+            {
+                throw new IllegalStateException("one sender claims here");
+            }
+            work(POST);
+            final long buffer = descriptors.get(ValueLayout.JAVA_LONG, d + 8);
+            work(PLACE);
+            MemorySegment.copy(src, 0, dst, buffer >>> 32, Math.min(buffer & 0xffff_ffffL, 64));
+            // the length (and a status of 0 above it) where the buffer was, then the owner flips
+            descriptors.set(ValueLayout.JAVA_LONG, d + 8, 64);
+            LONG.setRelease(descriptors, d, -(n + 1));
+            tx[PLACED] = n + 1;
+            waiterCheck();
+            return true;
+        }
+
+        @Override
+        long run(final long count)
+        {
+            final long base = begin();
+            final long t0 = System.nanoTime();
+            int idle = 0;
+            for (long i = 0; i < count; )
+            {
+                if (place())
+                {
+                    i++;
+                    idle = 0;
+                }
+                else
+                {
+                    idle = idle(idle);
+                }
+            }
+            awaitReceived(base + count);
+            return System.nanoTime() - t0;
+        }
+    }
+
+    /**
+     * Batched publication, as Agrona's and Aeron's rings: descriptors and completion records 16
+     * bytes apart (four to a line) with no sequence word of their own. The receiver publishes how
+     * many receives it posted (a head word) and the sender how many completions it wrote (a tail
+     * word); each reads the other's word only once it has used up what it last read, so a word's
+     * line crosses once per batch the reader finds, and per message nothing crosses but the bytes,
+     * the descriptor's line and the record's line, each shared four to a line. The completion is
+     * claimed by an atomic and taken by compare-and-set, as a DAT EVD's. With {@code batch} 0
+     * every post publishes its word as it returns (release stores that stay in the writer's cache
+     * until read: what DAT allows, one post per call). Otherwise publication is late: the sender
+     * publishes once it placed {@code batch} Sends or every receive it saw room for, whichever
+     * comes first, the receiver once per batch it took, and the sender's waiter fence comes once
+     * per publication: what DAT does not allow, since a posted Send or receive stays unpublished
+     * until later calls.
+     */
+    static final class Batched extends Rig
+    {
+        final boolean late;
+        final long batch;
+
+        Batched(final Arena arena, final long batch)
+        {
+            super(arena, 16, 16);
+            this.late = batch > 0;
+            this.batch = batch;
+            LONG.setRelease(words, HEAD, (long) WINDOW);
+        }
+
+        private void repostBatched()
+        {
+            final long n = rx[POSTED]++;
+            descriptors.set(ValueLayout.JAVA_LONG, at(n) + 8, 0L << 32 | 64);
+            if (!late)
+            {
+                LONG.setRelease(words, HEAD, n + 1);
+            }
+        }
+
+        private boolean take()
+        {
+            final long c = (long) LONG.getAcquire(words, TAKE);
+            if (c == rx[SEEN])
+            {
+                rx[SEEN] = (long) LONG.getAcquire(words, TAIL);
+                if (c == rx[SEEN])
+                {
+                    return false;
+                }
+            }
+            if (completions.get(ValueLayout.JAVA_LONG, record(c)) < 0)
+            {
+                return false;
+            }
+            return LONG.compareAndSet(words, TAKE, c, c + 1);
+        }
+
+        @Override
+        void receive()
+        {
+            int idle = 0;
+            long total = 0;
+            while (running)
+            {
+                if (!active)
+                {
+                    LockSupport.park();
+                    continue;
+                }
+                int n = 0;
+                while (n < WINDOW && take())
+                {
+                    work(REAP);
+                    repostBatched();
+                    n++;
+                }
+                if (n == 0)
+                {
+                    idle = idle(idle);
+                }
+                else
+                {
+                    if (late)
+                    {
+                        LONG.setRelease(words, HEAD, rx[POSTED]);
+                    }
+                    idle = 0;
+                    total += n;
+                    received(total);
+                }
+            }
+        }
+
+        private void publish(final long placed)
+        {
+            LONG.setRelease(words, TAIL, placed);
+            waiterCheck();
+        }
+
+        private boolean place()
+        {
+            final long n = tx[PLACED];
+            if (n == tx[LIMIT])
+            {
+                tx[LIMIT] = (long) LONG.getAcquire(words, HEAD);
+                if (n == tx[LIMIT])
+                {
+                    return false;
+                }
+            }
+            work(POST);
+            final long buffer = descriptors.get(ValueLayout.JAVA_LONG, at(n) + 8);
+            work(PLACE);
+            MemorySegment.copy(src, 0, dst, buffer >>> 32, Math.min(buffer & 0xffff_ffffL, 64));
+            final long c = (long) LONG.getAndAdd(words, CLAIM, 1L);
+            completions.set(ValueLayout.JAVA_LONG, record(c), 64);
+            tx[PLACED] = n + 1;
+            if (!late || n + 1 == tx[LIMIT] || (n + 1) % batch == 0)
+            {
+                publish(c + 1);
+            }
+            return true;
+        }
+
+        @Override
+        long run(final long count)
+        {
+            final long base = begin();
+            final long t0 = System.nanoTime();
+            int idle = 0;
+            for (long i = 0; i < count; )
+            {
+                if (place())
+                {
+                    i++;
+                    idle = 0;
+                }
+                else
+                {
+                    idle = idle(idle);
+                }
+            }
+            if (late)
+            {
+                publish(tx[PLACED]);
+            }
+            awaitReceived(base + count);
+            return System.nanoTime() - t0;
+        }
+    }
+
     public static void main(final String[] args) throws InterruptedException
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         final long messages = args.length > 1 ? Long.parseLong(args[1]) : 2_000_000L;
         final String[] shapes = {"queue", "senderPlaces", "senderPlacesEvd", "senderPlaces16Evd", "senderPlacesDesc16",
             "senderPlacesRec16", "receiverPulls",
-            "receiverPulls16", "receiverPulls16Plain", "receiverPullsInline"};
+            "receiverPulls16", "receiverPulls16Plain", "receiverPullsInline", "descCompletes", "descCompletes16",
+            "descCompletes16Single", "batched16", "batched16Late16", "batched16LateRoom"};
         final double[][] rate = new double[shapes.length][rounds];
         if (POST + PLACE + REAP > 0)
         {
@@ -555,7 +841,10 @@ public final class HopFloorRate
                 new SenderPlaces(arena, true, 16, 16), new SenderPlaces(arena, true, 16, SLOT),
                 new SenderPlaces(arena, true, SLOT, 16),
                 new ReceiverPulls(arena, 64, true, false), new ReceiverPulls(arena, 16, true, false),
-                new ReceiverPulls(arena, 16, false, false), new ReceiverPulls(arena, 128, true, true)};
+                new ReceiverPulls(arena, 16, false, false), new ReceiverPulls(arena, 128, true, true),
+                new DescCompletes(arena, SLOT, true), new DescCompletes(arena, 16, true),
+                new DescCompletes(arena, 16, false), new Batched(arena, 0),
+                new Batched(arena, 16), new Batched(arena, WINDOW)};
             for (final Rig r : rigs)
             {
                 r.start();
