@@ -137,7 +137,7 @@ final class RequestQueue
                 completeRequestEvent(cookie, flags, DtoStatus.ERR_FLUSHED, 0);
                 return;
             }
-            if (ring.length == 0 || tail - head == ring.length)
+            if (full())
             {
                 throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
                     "max_request_dtos (" + ring.length + ") requests are outstanding");
@@ -173,6 +173,23 @@ final class RequestQueue
         }
         // what startReady handed on, and anything left to this thread by a Send it placed
         flush.flush();
+    }
+
+    /**
+     * Whether the ring has no free slot, once the reports of requests sent that a channel's thread
+     * left while this thread held the lock are taken in ({@link #done}): such a thread does not
+     * wait for the lock, it leaves its mark for the holder to absorb after letting go
+     * ({@link EpLock#markLeft}), and a holder that decided from {@link #head} alone would refuse
+     * a post for requests already sent. Only a ring that looks full retires here. Lock held.
+     */
+    private boolean full()
+    {
+        if (tail - head < ring.length)
+        {
+            return false;
+        }
+        retire();
+        return tail - head == ring.length;
     }
 
     /** Puts a validated request into the ring at the tail and starts what can start. Lock held. */
@@ -299,7 +316,7 @@ final class RequestQueue
                 postBindEvent(rmr, cookie, flags, DtoStatus.ERR_FLUSHED);
                 return;
             }
-            if (ring.length == 0 || tail - head == ring.length)
+            if (full())
             {
                 throw Errors.insufficientResources(DatReturnSubtype.RESOURCE_TEP,
                     "max_request_dtos (" + ring.length + ") requests are outstanding");
