@@ -46,14 +46,15 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * A 64-byte ping-pong between two threads of this process, three ways side by side in one run:
+ * A 64-byte ping-pong between two threads of this process, several ways side by side in one run:
  * a plain mapped-file ring each way (release/acquire spin, one copy in and one out per hop), Aeron
  * IPC ({@code aeron:ipc}, an embedded media driver, as Aeron's {@code EmbeddedPingPong}), and jdat's
  * {@code shm} provider (two IAs of this process, a Send each way, both threads polling
- * {@code dat_evd_dequeue}). Every round runs each contender in turn, its own echo thread only (two
- * spinning threads on a 2-core machine, never more), and prints half the round trip (p50, p90,
- * p99) and the median over the rounds of each round's ratios (a round shares one load). Not a
- * JMH benchmark: run it as
+ * {@code dat_evd_dequeue}), and the floor of shm's own shape with no DAT in it ({@link ShmShape}:
+ * shm's record, claim and completion in plain code, with and without the claim). Every round
+ * runs each contender in turn, its own echo thread only (two spinning threads on a 2-core machine,
+ * never more), and prints half the round trip (p50, p90, p99) and the median over the rounds of
+ * each round's ratios (a round shares one load). Not a JMH benchmark: run it as
  * <pre>
  *   java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED \
  *     --enable-native-access=ALL-UNNAMED -cp jdat-bench/target/jdat-benchmarks.jar io.jdat.bench.ShmSideBySide \
@@ -89,7 +90,8 @@ public final class ShmSideBySide
     {
         final int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        final List<PingPong> all = List.of(new MappedFile(), new AeronIpc(), new JdatShm());
+        final List<PingPong> all = List.of(new MappedFile(), new AeronIpc(), new JdatShm(), new ShmShape(true),
+            new ShmShape(false));
         final double[][] p50 = new double[all.size()][rounds];
         System.out.printf("64-byte ping-pong, two threads of one process, %d round trips per round, %d rounds;"
             + " half a round trip in ns%n", iterations, rounds);
@@ -128,6 +130,9 @@ public final class ShmSideBySide
         System.out.printf("median of the rounds' ratios of p50: jdat / mapped file %.2f, jdat / Aeron IPC %.2f,"
             + " Aeron IPC / mapped file %.2f%n", medianRatio(p50[2], p50[0]), medianRatio(p50[2], p50[1]),
             medianRatio(p50[1], p50[0]));
+        System.out.printf("median of the rounds' ratios of p50: shm's shape / mapped file %.2f, shm's shape / Aeron IPC"
+            + " %.2f, without the claim: %.2f and %.2f%n", medianRatio(p50[3], p50[0]), medianRatio(p50[3], p50[1]),
+            medianRatio(p50[4], p50[0]), medianRatio(p50[4], p50[1]));
     }
 
     private static double median(final double[] values)
@@ -270,6 +275,187 @@ public final class ShmSideBySide
             }
             MemorySegment.copy(map, slot(1, pongSeen), dst, 0, SIZE);
             pongSeen++;
+        }
+
+        @Override
+        public void close()
+        {
+            arena.close();
+            try
+            {
+                Files.deleteIfExists(file);
+            }
+            catch (final IOException e)
+            {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * The floor of shm's own shape with no DAT in it: each way a byte ring in one mapped file laid
+     * out as shm's {@code SpscRing} (tail, head and the consumer's claim word on lines of their own)
+     * carrying shm's Send record (a 16-byte header of length, type and flags, MSN and MO, then the
+     * 64-byte payload: 80 bytes, two lines); the sender writes the record and publishes the tail;
+     * the receiver checks the header, claims the record with a compare-and-set on the claim word
+     * ({@code claim}; shm does so per record), copies the payload into the buffer its posted
+     * receive descriptor names, publishes its head, writes its own 16-byte completion (cookie,
+     * length, status) and reads it back, as its dequeue would, and reposts the descriptor. No
+     * lock, no engine object, no futex: what any engine with shm's record, claim and completion
+     * pays at least.
+     */
+    private static final class ShmShape implements PingPong
+    {
+        private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+        private static final int RECORD = 80;
+        private static final int HEADER = 16;
+        private static final long CAPACITY = RECORD * 1024L;
+        private static final long TAIL = 0;
+        private static final long HEAD = 128;
+        private static final long CUT = 192;
+        private static final long RING = 256 + CAPACITY;
+        private final boolean claim;
+        private final Arena arena = Arena.ofShared();
+        private final Path file;
+        private final MemorySegment map;
+        private final End ping;
+        private final End pong;
+        private Echo echo;
+
+        /** One thread's side: its send ring's tail, its receive ring's head and claim, its descriptors and CQ. */
+        private final class End
+        {
+            final long tx;
+            final long rx;
+            final MemorySegment src;
+            final MemorySegment[] recvBuf = new MemorySegment[16];
+            final long[] recvCookie = new long[16];
+            final MemorySegment cq;
+            long tail;
+            long knownHead;
+            long head;
+            long cut;
+            int recvFirst;
+            long cqTail;
+            int msn;
+
+            End(final long tx, final long rx)
+            {
+                this.tx = tx;
+                this.rx = rx;
+                src = arena.allocate(SIZE, 64);
+                cq = arena.allocate(16 * 64, 64);
+                for (int i = 0; i < recvBuf.length; i++)
+                {
+                    recvBuf[i] = arena.allocate(SIZE, 64);
+                    recvCookie[i] = i;
+                }
+            }
+
+            void send(final MemorySegment from)
+            {
+                while (tail + RECORD - knownHead > CAPACITY)
+                {
+                    knownHead = (long) LONG.getAcquire(map, tx + HEAD);
+                }
+                final long at = tx + 256 + tail % CAPACITY;
+                map.set(ValueLayout.JAVA_INT, at, HEADER + SIZE);
+                map.set(ValueLayout.JAVA_INT, at + 4, 1 << 16);
+                map.set(ValueLayout.JAVA_INT, at + 8, msn++);
+                map.set(ValueLayout.JAVA_INT, at + 12, 0);
+                MemorySegment.copy(from, 0, map, at + HEADER, SIZE);
+                tail += RECORD;
+                LONG.setRelease(map, tx + TAIL, tail);
+            }
+
+            /** The received payload's buffer, or null when nothing came. */
+            MemorySegment receive()
+            {
+                if ((long) LONG.getAcquire(map, rx + TAIL) == head)
+                {
+                    return null;
+                }
+                final long at = rx + 256 + head % CAPACITY;
+                final int length = map.get(ValueLayout.JAVA_INT, at);
+                final int word = map.get(ValueLayout.JAVA_INT, at + 4);
+                if (length != HEADER + SIZE || (word & 0xFFFF) != 0)
+                {
+                    throw new IllegalStateException("record " + length + " " + word);
+                }
+                if (claim && !LONG.compareAndSet(map, rx + CUT, cut, cut + RECORD))
+                {
+                    throw new IllegalStateException("withdrawn");
+                }
+                cut += RECORD;
+                final int slot = recvFirst;
+                recvFirst = (recvFirst + 1) & (recvBuf.length - 1);
+                final MemorySegment into = recvBuf[slot];
+                MemorySegment.copy(map, at + HEADER, into, 0, length - HEADER);
+                head += RECORD;
+                LONG.setRelease(map, rx + HEAD, head);
+                final long c = (cqTail++ & 63) * 16;
+                cq.set(ValueLayout.JAVA_LONG, c, recvCookie[slot]);
+                cq.set(ValueLayout.JAVA_INT, c + 8, length - HEADER);
+                cq.set(ValueLayout.JAVA_INT, c + 12, 0);
+                // the dequeue: the completion read back, the descriptor reposted
+                if (cq.get(ValueLayout.JAVA_INT, c + 12) != 0 || cq.get(ValueLayout.JAVA_INT, c + 8) != SIZE)
+                {
+                    throw new IllegalStateException("completion");
+                }
+                recvCookie[slot] = cq.get(ValueLayout.JAVA_LONG, c);
+                return into;
+            }
+        }
+
+        ShmShape(final boolean claim) throws IOException
+        {
+            this.claim = claim;
+            final Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir"));
+            file = Files.createTempFile(dir, "jdat-bench-", ".ring");
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                map = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * RING, arena);
+            }
+            ping = new End(0, RING);
+            pong = new End(RING, 0);
+        }
+
+        @Override
+        public String name()
+        {
+            return claim ? "shm's shape, no DAT" : "shm's shape, no claim";
+        }
+
+        @Override
+        public void startEcho()
+        {
+            echo = new Echo("bench-echo-shape", () ->
+            {
+                final MemorySegment got = pong.receive();
+                if (got == null)
+                {
+                    return false;
+                }
+                pong.send(got);
+                return true;
+            });
+        }
+
+        @Override
+        public void stopEcho() throws InterruptedException
+        {
+            echo.stop();
+        }
+
+        @Override
+        public void roundTrip()
+        {
+            ping.send(ping.src);
+            while (ping.receive() == null)
+            {
+                Thread.onSpinWait();
+            }
         }
 
         @Override
