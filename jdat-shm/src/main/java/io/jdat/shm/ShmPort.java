@@ -146,7 +146,8 @@ final class ShmPort extends ThreadedPort
 
     private void run()
     {
-        final Backoff.State idle = transport.backoff.newState(nanos -> sleep(nanos, true));
+        final Backoff.State idle = sleep == null ? transport.parkBackoff.newState(nanos -> sleep(nanos, true))
+            : transport.backoff.newWokenState(nanos -> sleep(nanos, true));
         final long grace = transport.pollGraceNanos;
         final long asideMax = Math.max(grace, transport.pollAsideMaxNanos);
         long asidePark = grace;

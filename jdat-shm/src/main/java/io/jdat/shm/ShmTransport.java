@@ -32,7 +32,11 @@ import java.nio.file.Path;
  *       of the ring)</li>
  *   <li>{@code idle_spin_ns}, {@code idle_yield_ns}, {@code idle_park_min_ns}, {@code idle_park_max_ns}:
  *       how the I/O thread waits after its last work (default 20000, 200000, 1000, 1000000; see
- *       {@link Backoff})</li>
+ *       {@link Backoff}). Where it sleeps on futex words the peer wakes ({@code futex}) it does
+ *       not yield by default (0) and each sleep lasts {@code idle_park_max_ns}: a yielding thread
+ *       waits for a spinning one's slice to end, milliseconds, a sleeping one is woken by the
+ *       peer's record and given a core at once. A waiter ({@code wait_polls}) yields
+ *       {@code idle_yield_ns} (default 200000) either way</li>
  *   <li>{@code poll_grace_ns}: while a consumer thread moved the rings inline (polling an EVD)
  *       this recently, the I/O thread stays parked instead of competing with it for a core
  *       (default 100000; 0: the I/O thread never steps aside)</li>
@@ -96,6 +100,8 @@ final class ShmTransport implements Transport
     final int ringSize;
     final int maxChunk;
     final Backoff backoff;
+    /** How the I/O thread waits where it cannot sleep on futex words: it yields before it parks. */
+    final Backoff parkBackoff;
     /** How a waiter in {@code dat_evd_wait} whose spin ended waits on ({@link ShmPort#awaitProgress}). */
     final Backoff waitBackoff;
     final long pollGraceNanos;
@@ -139,16 +145,23 @@ final class ShmTransport implements Transport
         }
         final long chunk = config.bounded("max_chunk", 256 << 10, 1, Integer.MAX_VALUE);
         this.maxChunk = (int) Math.min(chunk, (ringSize / 4 - Frame.HEADER) & -SpscRing.ALIGN);
-        this.backoff = new Backoff(config.bounded("idle_spin_ns", 20_000, 0, Long.MAX_VALUE),
-            config.bounded("idle_yield_ns", 200_000, 0, Long.MAX_VALUE),
-            config.bounded("idle_park_min_ns", 1000, 1, Long.MAX_VALUE),
-            config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE));
-        this.waitBackoff = new Backoff(config.bounded("wait_spin_ns", 0, 0, Long.MAX_VALUE),
-            backoff.yieldNanos(), backoff.minParkNs(), backoff.maxParkNs());
+        this.futex = config.flag("futex", true);
+        // an I/O thread the peer wakes goes to sleep after its spin: while it yields it is
+        // runnable, and on a machine with fewer cores than spinning threads its turn comes only
+        // when a spinner's slice ends, milliseconds later (an RDMA Write waiting for it to land
+        // while the target spins on its memory); asleep, the peer's wake-up gives it a core at once
+        // (whether futexes work here is the port's to find: Futex is not loaded before a port opens)
+        final long spin = config.bounded("idle_spin_ns", 20_000, 0, Long.MAX_VALUE);
+        final long yield = config.bounded("idle_yield_ns", 200_000, 0, Long.MAX_VALUE);
+        final long minPark = config.bounded("idle_park_min_ns", 1000, 1, Long.MAX_VALUE);
+        final long maxPark = config.bounded("idle_park_max_ns", 1_000_000, 1, Long.MAX_VALUE);
+        this.parkBackoff = new Backoff(spin, yield, minPark, maxPark);
+        this.backoff = !futex ? parkBackoff
+            : new Backoff(spin, config.bounded("idle_yield_ns", 0, 0, Long.MAX_VALUE), minPark, maxPark);
+        this.waitBackoff = new Backoff(config.bounded("wait_spin_ns", 0, 0, Long.MAX_VALUE), yield, minPark, maxPark);
         this.pollGraceNanos = config.bounded("poll_grace_ns", 100_000, 0, 1_000_000_000);
         this.pollAsideMaxNanos = config.bounded("poll_aside_max_ns", 2_000_000, 0, 1_000_000_000);
         this.waitPolls = config.flag("wait_polls", true);
-        this.futex = config.flag("futex", true);
         this.livenessNanos = config.bounded("liveness_ms", 10, 1, 60_000) * 1_000_000L;
         this.closeTimeoutNanos = config.bounded("close_timeout_ms", 2000, 1, 3_600_000) * 1_000_000L;
         this.stallNanos = config.bounded("stall_ms", 5000, 1, 3_600_000) * 1_000_000L;
