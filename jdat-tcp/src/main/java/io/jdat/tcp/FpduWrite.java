@@ -38,6 +38,8 @@ public final class FpduWrite
     private final ByteBuffer[] frameViews = new ByteBuffer[MAX_PIECES];
     private final ByteBuffer[] pieces = new ByteBuffer[MAX_PIECES];
     private final IdentityHashMap<MemorySegment, Views> views = new IdentityHashMap<>();
+    /** The values of {@link #views}, reset by {@link #clear} without an iterator. */
+    private final Views[] viewList = new Views[MAX_MEMORIES];
     private int count;
     private int frameViewsUsed;
     /** Start in the frame of the frame bytes not yet made a piece. */
@@ -117,8 +119,10 @@ public final class FpduWrite
                 if (views.size() == MAX_MEMORIES)
                 {
                     views.clear();
+                    java.util.Arrays.fill(viewList, null);
                 }
                 vs = new Views(memory);
+                viewList[views.size()] = vs;
                 views.put(memory, vs);
             }
             v = vs.next();
@@ -178,9 +182,10 @@ public final class FpduWrite
         openFrom = 0;
         bytes = 0;
         written = 0;
-        for (final Views vs : views.values())
+        // an indexed loop: an iterator over the map's values would be an allocation per write
+        for (int i = 0; i < viewList.length && viewList[i] != null; i++)
         {
-            vs.used = 0;
+            viewList[i].used = 0;
         }
     }
 

@@ -125,6 +125,18 @@ final class TestMessage extends OutboundMessage
         return this;
     }
 
+    /** The payload again, in {@code n} pieces of native memory of about the same length. */
+    TestMessage nativePieces(final int n)
+    {
+        clearPayload();
+        for (int i = 0; i < n; i++)
+        {
+            final int from = (int) ((long) payload.length * i / n);
+            addPiece(payload, from, (int) ((long) payload.length * (i + 1) / n) - from, true);
+        }
+        return this;
+    }
+
     private void addPiece(final byte[] source, final int from, final int length, final boolean offHeap)
     {
         final MemorySegment memory;

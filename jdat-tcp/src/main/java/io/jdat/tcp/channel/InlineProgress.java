@@ -53,6 +53,12 @@ final class InlineProgress
     private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     private final TcpPort port;
+    /** {@code port::selected}, made once: a method reference bound per call is an allocation per poll. */
+    private final Consumer<SelectionKey> selected;
+    /** The waiter's selected keys ({@link #awaitProgress}), gathered by {@link #gather}. One waiter at a time. */
+    private SelectionKey[] ready = new SelectionKey[8];
+    private int readyCount;
+    private final Consumer<SelectionKey> gather = this::gather;
     /**
      * The established channels' read readiness, for consumers that poll ({@link #poll}); only ever {@code selectNow}.
      */
@@ -87,6 +93,7 @@ final class InlineProgress
     InlineProgress(final TcpPort port, final Selector pollSelector, final Selector waitSelector)
     {
         this.port = port;
+        this.selected = port::selected;
         this.pollSelector = pollSelector;
         this.waitSelector = waitSelector;
     }
@@ -142,18 +149,21 @@ final class InlineProgress
                 return true;
             }
             final long millis = Math.max(1, Math.min(TcpPort.TICK_MILLIS, (nanos + 999_999) / 1_000_000));
-            if (waitSelector.select(millis) > 0 || port.hasWork())
+            // the keys are gathered into an array, not the selected-key set: its nodes and its
+            // iterator would be allocations per wake-up
+            readyCount = 0;
+            if (waitSelector.select(gather, millis) > 0 || port.hasWork())
             {
                 waiterProgressAt = System.nanoTime();
                 port.progress.lock();
                 try
                 {
-                    final var keys = waitSelector.selectedKeys();
-                    for (final SelectionKey k : keys)
+                    for (int i = 0; i < readyCount; i++)
                     {
-                        port.selected(k);
+                        port.selected(ready[i]);
+                        ready[i] = null;
                     }
-                    keys.clear();
+                    readyCount = 0;
                     port.runWork();
                 }
                 finally
@@ -172,6 +182,15 @@ final class InlineProgress
             waiter.set(null);
         }
         return true;
+    }
+
+    private void gather(final SelectionKey k)
+    {
+        if (readyCount == ready.length)
+        {
+            ready = java.util.Arrays.copyOf(ready, ready.length * 2);
+        }
+        ready[readyCount++] = k;
     }
 
     /** Polls the connections for up to {@link #STREAM_SPIN_NANOS} (at most {@code nanos}); true once it read. */
@@ -340,7 +359,7 @@ final class InlineProgress
                 inPollSelect = true;
                 try
                 {
-                    n = pollSelector.selectNow(port::selected);
+                    n = pollSelector.selectNow(selected);
                 }
                 finally
                 {

@@ -99,6 +99,8 @@ final class TcpPort extends ThreadedPort
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final MpscUnboundedAtomicArrayQueue<TcpChannel> ready = new MpscUnboundedAtomicArrayQueue<>(64);
     private final Set<Io> live = ConcurrentHashMap.newKeySet();
+    /** {@code this::selectedLocked}, made once: a method reference bound per selection is an allocation. */
+    private final java.util.function.Consumer<SelectionKey> selectedLockedAction;
     /** Accepted connections whose MPA Request is not complete yet. */
     private final HalfOpen halfOpen;
     private final Map<Long, TcpListener> listeners = new ConcurrentHashMap<>();
@@ -157,6 +159,7 @@ final class TcpPort extends ThreadedPort
             throw noSelector(e);
         }
         this.consumers = new InlineProgress(this, pollSelector, waitSelector);
+        this.selectedLockedAction = this::selectedLocked;
         this.halfOpen = new HalfOpen(transport.maxHalfOpen);
         this.io = context.threads().newThread(this::run);
         io.setName("jdat-tcp-" + context.iaName() + "-" + context.instanceId() + "-io");
@@ -197,11 +200,11 @@ final class TcpPort extends ThreadedPort
                 }
                 if (!hasWork())
                 {
-                    selector.select(this::selectedLocked, pollers ? InlineProgress.QUIET_MILLIS : TICK_MILLIS);
+                    selector.select(selectedLockedAction, pollers ? InlineProgress.QUIET_MILLIS : TICK_MILLIS);
                 }
                 else
                 {
-                    selector.selectNow(this::selectedLocked);
+                    selector.selectNow(selectedLockedAction);
                 }
                 selections = selections + 1;
                 progress.lock();
