@@ -26,6 +26,11 @@ abstract class ClaimedRing
     private static final int COUNTER_LONGS = 48;
     /** Set in {@code tail} while the ring takes no claims. */
     static final long CLOSED_BIT = 1L << 62;
+    /**
+     * Set in {@code head} of a receive ring whose completions left its slots for good
+     * ({@link RecvRing}'s direct mode ended): no consumer takes from its slots again.
+     */
+    static final long MOVED_BIT = 1L << 61;
 
     /** {@link #claim}: no room. */
     static final long FULL = -1;
@@ -47,7 +52,7 @@ abstract class ClaimedRing
 
     final long head()
     {
-        return (long) COUNTERS.getVolatile(counters, HEAD);
+        return (long) COUNTERS.getVolatile(counters, HEAD) & ~MOVED_BIT;
     }
 
     /**

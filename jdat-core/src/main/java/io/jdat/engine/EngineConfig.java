@@ -44,6 +44,11 @@ public final class EngineConfig
     /** How long {@code dat_evd_wait} spins before it parks, microseconds. */
     public final long evdSpinMicros;
     /**
+     * Whether the receive EVD of one endpoint with nothing else behind it takes its events from the
+     * receive queue's slots ({@code evd_direct}; {@code -Djdat.evd.direct}; see {@code EvdImpl}).
+     */
+    public final boolean evdDirect;
+    /**
      * How often that spin gives its core away ({@code Thread.yield()}), nanoseconds
      * ({@code evd_spin_yield_ns}; 0, the engine's default: never; a library may start its IAs
      * from another, {@link SoftwareLibrary#defaultInstanceData()}). When the two threads of a
@@ -78,6 +83,7 @@ public final class EngineConfig
         maxLmrBlockSize = longValue("max_lmr_block_size", Long.MAX_VALUE);
         evdSpinMicros = longValue("evd_spin_us", Long.getLong("jdat.evd.spinMicros", 20L));
         evdSpinYieldNanos = longValue("evd_spin_yield_ns", Long.getLong("jdat.evd.spinYieldNanos", 0L));
+        evdDirect = flag("evd_direct", Boolean.getBoolean("jdat.evd.direct"));
     }
 
     /**

@@ -164,6 +164,10 @@ final class EpImpl extends EngineObject implements Endpoint
             final EpImpl ep = new EpImpl(ia, pz, recvEvd, requestEvd, connectEvd, srq, attr, attributes != null,
                 false);
             ep.attachAll(false);
+            if (recvEvd != null)
+            {
+                recvEvd.tryDirect(ep, ep.recvs);
+            }
             ia.register(ep, ia.config.maxEps, DatReturnSubtype.RESOURCE_TEP, "EPs");
             if (pz != null)
             {
@@ -342,6 +346,8 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
+        // a second stream: the EVD's events leave the receive queue's slots first
+        e.leaveDirect();
         if (stream == STREAM_CONNECT)
         {
             if (e.unsignalledStreams + e.solicitedStreams > 0)
@@ -385,6 +391,7 @@ final class EpImpl extends EngineObject implements Endpoint
         {
             return;
         }
+        e.leaveDirect();
         e.streamRefs--;
         if (stream == STREAM_CONNECT)
         {

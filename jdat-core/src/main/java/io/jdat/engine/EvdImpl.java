@@ -38,6 +38,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * CR, async and software events always do; a DTO completion does unless its stream is
  * consumer-controlled (unsignalled post, or a receive that was not solicited on a solicited-wait
  * stream); errors always do.
+ *
+ * <p>Direct mode: the receive EVD of one endpoint with no SRQ, and nothing else behind it (no
+ * other stream, no CNO, no software events; every completion notifies; the EVD's length at least
+ * the endpoint's {@code max_recv_dtos}: the common ping-pong shape) takes its events straight
+ * from that endpoint's receive ring ({@link RecvRing}, "Direct mode"): the placer writes the
+ * completion into the receive's own slot, {@code dat_evd_dequeue} and {@code dat_evd_wait} read
+ * it there, and the consumer's repost reuses the slot. The EVD enters the mode when the endpoint
+ * is created (instance data {@code evd_direct}, or {@code -Djdat.evd.direct=true}) and leaves it
+ * for good, under its lock, before anything the slots cannot give: another stream attached or the
+ * endpoint's detached, a CNO, a resize, any event from another source, a wait with a threshold
+ * above one, a flush or resize of the receive queue, a destroy. Leaving moves the completed slots
+ * into {@link #ring} in order ({@link #leaveDirect}).
  */
 final class EvdImpl extends EngineObject implements EventDispatcher
 {
@@ -61,6 +73,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     private final EvdWait waits;
     /** The thread in dat_evd_wait, its threshold, the abort ({@code waits.waiter}). */
     private final EvdWaiter waiting;
+
+    /** Direct mode: the receive ring whose slots hold this EVD's completions, or null. */
+    volatile RecvRing direct;
+    /** In direct mode: the endpoint whose receives they are. */
+    private EpImpl directEp;
 
     /** Streams that feed this EVD: EP streams, PSPs, RSPs, an IA's async stream (guarded by the IA lock). */
     int streamRefs;
@@ -133,6 +150,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final boolean notify, final SrqImpl srq, final boolean mayCallAgent)
     {
         final boolean notifies = notify || status != DtoStatus.SUCCESS;
+        if (direct != null)
+        {
+            // an event from another source: the slots' events go first
+            leaveDirect();
+        }
         final EventRing r = ring;
         final long p = notifies || r.counting() ? r.claim() : EventRing.CLOSED;
         if (p < 0)
@@ -152,6 +174,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            leaveDirectLocked();
             if (!notifies)
             {
                 countNotifications();
@@ -179,6 +202,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            leaveDirectLocked();
             if (!notifies)
             {
                 countNotifications();
@@ -214,6 +238,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            leaveDirectLocked();
             final long p = claim();
             final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
@@ -241,6 +266,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            leaveDirectLocked();
             final long p = claim();
             final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
@@ -270,6 +296,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             {
                 return false;
             }
+            leaveDirectLocked();
             final long p = claim();
             final EventRing.Entry e = p < 0 ? null : ring.entry(p);
             if (e == null)
@@ -339,7 +366,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         if (w != null && waitable)
         {
             // a direct waiter takes the notification; the CNO is not triggered
-            if (parked && ring.ready(waiting.threshold))
+            if (parked && readyNow(waiting.threshold))
             {
                 waits.wake(w);
             }
@@ -383,6 +410,218 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         }
     }
 
+    // ------------------------------------------------------------------ direct mode
+
+    /**
+     * Enters direct mode for {@code ep}'s receives if this EVD has nothing else behind it and the
+     * mode is on; {@code ep} is being created (IA lock held), so nothing is posted or placed yet.
+     */
+    void tryDirect(final EpImpl ep, final RecvQueue recvs)
+    {
+        if (!ia.config.evdDirect || ep.srq != null || flags != EvdFlags.DTO_FLAG || streamRefs != 1
+            || thresholdStreams != 1 || cno != null || ring.capacity() < ep.attr.maxRecvDtos)
+        {
+            return;
+        }
+        Locks.lock(lock);
+        try
+        {
+            if (isDestroyed() || overflowed || resizing || ring.count() != 0 || waiting.thread != null
+                || direct != null)
+            {
+                return;
+            }
+            directEp = ep;
+            recvs.enterDirect(this);
+            direct = recvs.ring();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** The endpoint of direct mode's events (read with {@link #direct}). */
+    EpImpl directEp()
+    {
+        return directEp;
+    }
+
+    /** Ends direct mode, if on, and wakes a parked waiter to look at the ring. */
+    void leaveDirect()
+    {
+        if (direct == null)
+        {
+            return;
+        }
+        Locks.lock(lock);
+        try
+        {
+            leaveDirectLocked();
+        }
+        finally
+        {
+            unlockAndReport();
+        }
+        wakeParked();
+    }
+
+    /**
+     * Ends direct mode, if on: the completed slots move into the ring, in order, and every
+     * consumer reads the ring from now on. Lock held; a parked waiter is the caller's to wake.
+     */
+    private void leaveDirectLocked()
+    {
+        final RecvRing d = direct;
+        if (d == null)
+        {
+            return;
+        }
+        final long h = d.closeDirect();
+        final long t = d.tail();
+        long e = h;
+        while (e < t && d.completedAt(e))
+        {
+            final RecvBuffer b = d.slot(e);
+            final long length = b.length();
+            if (length >= 0)
+            {
+                final long p = claim();
+                if (p < 0)
+                {
+                    overflow();
+                }
+                else
+                {
+                    ring.fillDto(p, directEp, b.cookie(), DtoStatus.SUCCESS, length, null);
+                    commit(p, true);
+                }
+            }
+            e++;
+        }
+        direct = null;
+        d.endDirect(e);
+    }
+
+    private void wakeParked()
+    {
+        final Thread w = waiting.thread;
+        if (w != null && waits.parked)
+        {
+            waits.wake(w);
+        }
+    }
+
+    /** A completion flipped in its slot in direct mode: the waiter's look (the fence came before). */
+    void afterDirect(final boolean mayCallAgent)
+    {
+        afterCommit(true, mayCallAgent);
+    }
+
+    /**
+     * A placer flipped the slot of position {@code p} and then found direct mode ended: under the
+     * lock (the move is over), posts the completion unless the move took it.
+     */
+    void directLate(final RecvRing r, final long p, final RecvBuffer b, final long length, final boolean mayCallAgent)
+    {
+        Locks.lock(lock);
+        try
+        {
+            if (r.head() != p)
+            {
+                // the move took it
+                return;
+            }
+            final long cookie = b.cookie();
+            r.advance();
+            final long at = claim();
+            if (at < 0)
+            {
+                overflow();
+                return;
+            }
+            ring.fillDto(at, directEp, cookie, DtoStatus.SUCCESS, length, null);
+            commit(at, true);
+        }
+        finally
+        {
+            unlockAndReport();
+        }
+        afterCommit(true, mayCallAgent);
+    }
+
+    /** Whether a waiter's spin may stop looking: an event for it (a look at the head). */
+    boolean looksReady(final int threshold)
+    {
+        final RecvRing d = direct;
+        return d != null ? d.readyDirect() : ring.looksReady(threshold);
+    }
+
+    /** Whether a waiter with {@code threshold} may return now (a snapshot that reads the producers' side). */
+    boolean readyNow(final int threshold)
+    {
+        final RecvRing d = direct;
+        return d != null ? d.readyDirect() : ring.ready(threshold);
+    }
+
+    /**
+     * A waiter's take, with {@code nmore}: true if it took an event. In direct mode a take that
+     * finds the mode ended says false: the waiter looks again under the lock.
+     */
+    boolean waiterTake(final DatEvent event, final int threshold, final DatCount nmore)
+    {
+        final RecvRing d = direct;
+        if (d != null)
+        {
+            final long taken = d.takeDirect(event, this, directEp);
+            if (taken < 0)
+            {
+                return false;
+            }
+            if (nmore != null)
+            {
+                nmore.value = d.countCompleted(taken + 1);
+            }
+            return true;
+        }
+        // one ring for both: a position means nothing in the ring a move replaced it with
+        final EventRing r = ring;
+        final long taken = r.take(event, this, threshold, true);
+        if (taken < 0)
+        {
+            return false;
+        }
+        setNmore(nmore, r.countFrom(taken + 1));
+        return true;
+    }
+
+    /**
+     * Under the lock: takes an event if {@code threshold} are queued (true, {@code nmore} set), else
+     * sets {@code nmore} to the count at a moment the threshold was not met.
+     */
+    boolean waiterTakeOrCount(final DatEvent event, final int threshold, final DatCount nmore)
+    {
+        final RecvRing d = direct;
+        if (d != null)
+        {
+            if (waiterTake(event, threshold, nmore))
+            {
+                return true;
+            }
+            // completed in order: none at the head, none at all
+            setNmore(nmore, 0);
+            return false;
+        }
+        final long left = ring.takeOrCount(event, this, threshold);
+        if (left >= 0)
+        {
+            setNmore(nmore, ring.countFrom(left + 1));
+            return true;
+        }
+        setNmore(nmore, (int) -(left + 1));
+        return false;
+    }
+
     // ------------------------------------------------------------------ consumers
 
     /**
@@ -407,6 +646,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
                 "a thread is blocked in dat_evd_wait on this EVD");
+        }
+        final RecvRing d = direct;
+        if (d != null)
+        {
+            return dequeueDirect(d, event);
         }
         final EventRing r = ring;
         if (r.take(event, this, 1, false) >= 0)
@@ -434,6 +678,43 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         return DatStatus.QUEUE_EMPTY;
     }
 
+    /** {@code dat_evd_dequeue} in direct mode: from the slots, or from the ring once the mode ended. */
+    private DatStatus dequeueDirect(final RecvRing d, final DatEvent event)
+    {
+        long taken = d.takeDirect(event, this, directEp);
+        if (taken >= 0)
+        {
+            return DatStatus.SUCCESS;
+        }
+        if (taken == RecvRing.EMPTY)
+        {
+            if (!(ia.pollsInline && ia.port().poll(this) > 0))
+            {
+                return DatStatus.QUEUE_EMPTY;
+            }
+            if (direct == d)
+            {
+                taken = d.takeDirect(event, this, directEp);
+                if (taken != RecvRing.MOVED)
+                {
+                    return taken >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+                }
+            }
+        }
+        // the mode ended: its events are in the ring once the move (under the lock) is over
+        Locks.lock(lock);
+        try
+        {
+            final RecvRing now = direct;
+            final long t = now != null ? now.takeDirect(event, this, directEp) : ring.take(event, this, 1, false);
+            return t >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     @Override
     public DatStatus wait(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
     {
@@ -449,6 +730,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         {
             throw Errors.invalidParameter(DatArg.EVD_WAIT_EVENT, "event is null");
         }
+        if (threshold > 1 && direct != null)
+        {
+            // the slots give no count above one event cheaply: the ring does
+            leaveDirect();
+        }
         if (waiting.thread == null && !overflowed && (threshold == 1 || !consumerControlled())
             && waiting.enterQuick())
         {
@@ -456,11 +742,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // dat_evd_set_unwaitable waits for this take to end before the EVD becomes unwaitable
             try
             {
-                final EventRing r = ring;
-                final long taken = r.take(event, this, threshold, true);
-                if (taken >= 0)
+                if (waiterTake(event, threshold, nmore))
                 {
-                    setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
             }
@@ -493,16 +776,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
             // the count (tail, the producers' line) only for a wait that returns at once
-            final long taken = timeoutMicros == 0 ? ring.takeOrCount(event, this, threshold)
-                : ring.take(event, this, threshold, true);
-            if (taken >= 0)
+            if (timeoutMicros == 0 ? waiterTakeOrCount(event, threshold, nmore) : waiterTake(event, threshold, nmore))
             {
                 popped = true;
-                setNmore(nmore, ring.countFrom(taken + 1));
             }
             else if (timeoutMicros == 0)
             {
-                setNmore(nmore, (int) -(taken + 1));
                 return DatStatus.TIMEOUT_EXPIRED;
             }
             else
@@ -544,6 +823,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             throw Errors.invalidParameter(DatArg.EVD_POST_SE_EVD, "the EVD was not created with DAT_EVD_SOFTWARE_FLAG");
         }
         // no lock while the ring takes claims; a resize or a destroy in progress: under the lock
+        leaveDirect();
         final EventRing r = ring;
         final long p = r.claim();
         if (p == EventRing.CLOSED)
@@ -680,6 +960,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             }
             if (next != null)
             {
+                leaveDirect();
                 next.attach(this);
             }
             cno = next;
@@ -717,6 +998,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             Locks.lock(lock);
             try
             {
+                leaveDirectLocked();
                 // no producer claims while the events are counted (nor, if they fit, moved)
                 ring.close();
                 final int count = ring.count();
@@ -804,6 +1086,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Locks.lock(lock);
         try
         {
+            leaveDirectLocked();
             markDestroyed();
             waiting.aborted = true;
             ring.drain();
@@ -828,13 +1111,15 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Whether a notification event is queued and a CNO waiter would be told about it. */
     boolean hasNotification()
     {
-        return ring.notifications() > 0 && enabled && !blockedWaiter();
+        final RecvRing d = direct;
+        return (d != null ? d.readyDirect() : ring.notifications() > 0) && enabled && !blockedWaiter();
     }
 
     /** Number of queued events (a snapshot). */
     int queued()
     {
-        return ring.count();
+        final RecvRing d = direct;
+        return d != null ? d.countCompleted(d.head()) : ring.count();
     }
 
     @Override

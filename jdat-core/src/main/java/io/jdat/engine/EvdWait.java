@@ -71,7 +71,7 @@ final class EvdWait
         boolean polling = ia.pollsInline;
         while (true)
         {
-            if (!evd.ring.looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
+            if (!evd.looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
                 && !Thread.currentThread().isInterrupted())
             {
                 final long now = System.nanoTime();
@@ -97,7 +97,7 @@ final class EvdWait
                         // so that the first look after it lands comes soon; a consumer that moves
                         // the transport itself looks once, since only its next poll brings one
                         final int looks = ia.pollsInline ? 1 : SPIN_LOOKS;
-                        for (int i = 0; i < looks && !evd.ring.looksReady(threshold); i++)
+                        for (int i = 0; i < looks && !evd.looksReady(threshold); i++)
                         {
                             Thread.onSpinWait();
                         }
@@ -108,7 +108,7 @@ final class EvdWait
                     // re-check after announcing the park, so a producer cannot miss us; a ring
                     // that a resize is moving may look empty: no park until the resize is done
                     // (it looks for a parked waiter once it is)
-                    if (!evd.ring.ready(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                    if (!evd.readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
                         if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
@@ -120,7 +120,7 @@ final class EvdWait
                                 polling = false;
                                 ia.port().pollingStopped();
                             }
-                            if (!evd.ring.ready(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                            if (!evd.readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                             {
                                 if (infinite)
                                 {
@@ -146,22 +146,19 @@ final class EvdWait
                 // counted after the event is taken are what is left at that moment; a
                 // dat_evd_set_unwaitable either closed this way first (the lock decides below)
                 // or waits for this take to end
-                // one ring for both: a position means nothing in the ring a move replaced it with
-                final EventRing r = evd.ring;
-                final long taken;
+                final boolean taken;
                 try
                 {
-                    taken = r.take(event, evd, threshold, true);
+                    taken = evd.waiterTake(event, threshold, nmore);
                 }
                 finally
                 {
                     waiter.leaveQuick();
                 }
-                if (taken >= 0)
+                if (taken)
                 {
                     waiter.yielding = gaveWay;
                     waiter.leave();
-                    EvdImpl.setNmore(nmore, r.countFrom(taken + 1));
                     return DatStatus.SUCCESS;
                 }
             }
@@ -179,12 +176,10 @@ final class EvdWait
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
                         "the EVD was made unwaitable while waiting");
                 }
-                final long taken = evd.ring.take(event, evd, threshold, true);
-                if (taken >= 0)
+                if (evd.waiterTake(event, threshold, nmore))
                 {
                     waiter.yielding = gaveWay;
                     waiter.thread = null;
-                    EvdImpl.setNmore(nmore, evd.ring.countFrom(taken + 1));
                 }
                 else if (evd.overflowed)
                 {
@@ -194,20 +189,14 @@ final class EvdWait
                 else if (Thread.interrupted())
                 {
                     waiter.thread = null;
-                    EvdImpl.setNmore(nmore, evd.ring.count());
+                    EvdImpl.setNmore(nmore, evd.queued());
                     throw Errors.interrupted("the waiting thread was interrupted");
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
-                    final long left = evd.ring.takeOrCount(event, evd, threshold);
+                    final boolean took = evd.waiterTakeOrCount(event, threshold, nmore);
                     waiter.thread = null;
-                    if (left >= 0)
-                    {
-                        EvdImpl.setNmore(nmore, evd.ring.countFrom(left + 1));
-                        return DatStatus.SUCCESS;
-                    }
-                    EvdImpl.setNmore(nmore, (int) -(left + 1));
-                    return DatStatus.TIMEOUT_EXPIRED;
+                    return took ? DatStatus.SUCCESS : DatStatus.TIMEOUT_EXPIRED;
                 }
                 else
                 {

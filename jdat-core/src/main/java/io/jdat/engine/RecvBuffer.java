@@ -14,7 +14,8 @@ import java.lang.invoke.VarHandle;
  *     +0 seq     on a receive queue: its position + 1 once posted ({@link RecvRing}),
  *                written with release, read with acquire
  *     +1 cookie  the consumer's cookie of the post
- *     +2 .. +15  unused: no two slots' fields are within a line of each other
+ *     +2 length  in a ring's direct mode: the length of the completed receive, -1 for a hole
+ *     +3 .. +15  unused: no two slots' fields are within a line of each other
  * </pre>
  *
  * <p>The two fields a repost of the same buffer changes lie side by side in the ring's array,
@@ -32,6 +33,7 @@ final class RecvBuffer extends Segments
     static final int FIELDS = 2;
     private static final int SEQ = 0;
     private static final int COOKIE = 1;
+    private static final int LENGTH = 2;
     private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] lines;
@@ -75,6 +77,30 @@ final class RecvBuffer extends Segments
     void cookie(final long userCookie)
     {
         LONG.set(lines, at + COOKIE, userCookie);
+    }
+
+    /** In a ring's direct mode: the completed receive's length, -1 for a hole (written before the flip). */
+    long length()
+    {
+        return (long) LONG.get(lines, at + LENGTH);
+    }
+
+    /** Sets the completed receive's length; the flip of {@link #seq} publishes it. */
+    void length(final long length)
+    {
+        LONG.set(lines, at + LENGTH, length);
+    }
+
+    /** The sequence word with a volatile read (a look that must not pass an earlier store). */
+    long seqVolatile()
+    {
+        return (long) LONG.getVolatile(lines, at + SEQ);
+    }
+
+    /** Sets the sequence word from {@code expected} to {@code seq} if it still holds it. */
+    boolean casSeq(final long expected, final long seq)
+    {
+        return LONG.compareAndSet(lines, at + SEQ, expected, seq);
     }
 
     /** On a receive queue: the position + 1 of the receive posted here (acquire). */

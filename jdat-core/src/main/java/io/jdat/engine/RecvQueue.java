@@ -59,6 +59,7 @@ final class RecvQueue
     /** dat_ep_modify changed max_recv_dtos or max_recv_iov: a new ring keeps what is posted, in order. Lock held. */
     void resize(final EpAttr attr)
     {
+        leaveDirect();
         final RecvRing r = ring;
         r.close();
         final RecvRing next = r.moveTo(ep.srq != null ? 0 : Math.max(0, attr.maxRecvDtos), attr.maxRecvIov);
@@ -98,7 +99,14 @@ final class RecvQueue
         }
         else
         {
-            final long p = r.claim();
+            final long p = r.claimPost();
+            if (p == RecvRing.CROWDED_DIRECT)
+            {
+                // completions not dequeued fill the slots: they move to the EVD's ring
+                r.directEvd.leaveDirect();
+                post(numSegments, iov, userCookie, flags);
+                return;
+            }
             if (p == RecvRing.CLOSED)
             {
                 postLocked(numSegments, iov, userCookie, flags);
@@ -130,6 +138,12 @@ final class RecvQueue
         final int flags)
     {
         final long p = r.reserve();
+        if (p == RecvRing.CROWDED_DIRECT)
+        {
+            r.directEvd.leaveDirect();
+            postSingle(r, numSegments, iov, userCookie, flags);
+            return;
+        }
         if (p == RecvRing.CLOSED)
         {
             postLocked(numSegments, iov, userCookie, flags);
@@ -204,6 +218,13 @@ final class RecvQueue
         final RecvRing r = ring;
         r.open();
         final long p = r.claimLocked();
+        if (p == RecvRing.CROWDED_DIRECT)
+        {
+            // under the endpoint's lock: the placer is not excluded, but the EVD's lock orders the move
+            r.directEvd.leaveDirect();
+            postUnderLock(numSegments, iov, userCookie, flags);
+            return;
+        }
         if (p == RecvRing.FULL)
         {
             throw full(r);
@@ -282,6 +303,7 @@ final class RecvQueue
             }
             return;
         }
+        leaveDirect();
         final RecvRing r = ring;
         final long tail = r.close();
         boolean first = true;
@@ -303,6 +325,43 @@ final class RecvQueue
         {
             c.current = null;
         }
+    }
+
+    /** Whether the EVD of direct mode would overflow with one more completion: the mode ends (its ring reports it). */
+    private static boolean crowded(final RecvRing r)
+    {
+        if (!r.crowdsEvd())
+        {
+            return false;
+        }
+        r.directEvd.leaveDirect();
+        return true;
+    }
+
+    /** Ends the ring's direct mode, if on: its completions move to the receive EVD's ring. */
+    private void leaveDirect()
+    {
+        final RecvRing r = ring;
+        if (r.mode != RecvRing.NORMAL)
+        {
+            r.directEvd.leaveDirect();
+        }
+    }
+
+    /** The ring of posted receives (replaced only by a resize). */
+    RecvRing ring()
+    {
+        return ring;
+    }
+
+    /** Enters direct mode for {@code evd} (see {@link RecvRing}); the endpoint is being created. */
+    void enterDirect(final EvdImpl evd)
+    {
+        final RecvRing r = ring;
+        // twice the slots: completions not yet dequeued hold theirs while as many receives are posted
+        final RecvRing next = new RecvRing(r.capacity(), ep.attr.maxRecvIov, r.singleWriter, 2 * r.capacity());
+        next.enterDirect(evd);
+        ring = next;
     }
 
     /** The posted buffer at the head, or null; for the thread that places into the endpoint. */
@@ -345,6 +404,21 @@ final class RecvQueue
             final long cookie = b.cookie();
             ep.srq.completed(b);
             complete(cookie, 0, DtoStatus.SUCCESS, length, solicited, ep.srq, unlocked);
+        }
+        else if (ring.mode == RecvRing.DIRECT && !crowded(ring))
+        {
+            // the completion in the receive's own slot (RecvRing's direct mode)
+            final RecvRing r = ring;
+            final EvdImpl e = r.directEvd;
+            final long p = r.placeDirect(b, length);
+            if (r.mode == RecvRing.DIRECT)
+            {
+                e.afterDirect(unlocked);
+            }
+            else
+            {
+                e.directLate(r, p, b, length, unlocked);
+            }
         }
         else
         {

@@ -1,5 +1,11 @@
 package io.jdat.engine;
 
+import io.jdat.DatEvent;
+import io.jdat.DtoCompletionEventData;
+import io.jdat.DtoStatus;
+import io.jdat.EventNumber;
+import java.lang.invoke.VarHandle;
+
 /**
  * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
  * placing into the endpoint takes them in order, as a NIC's receive queue works. An SRQ's
@@ -39,11 +45,60 @@ package io.jdat.engine;
  * stores {@code tail}, then reads {@code shut} (each a store then a load, so at least one sees
  * the other). A poster that sees {@code shut} takes the endpoint's lock and asks the close
  * whether it took the receive ({@link #closedAt}); if not, it takes it back ({@link #retract}).
+ *
+ * <p><b>Direct mode</b> (the receive EVD of this endpoint alone: {@link EvdImpl#tryDirect}): the
+ * completion is written into the receive's own slot and the EVD dequeues from here, with no
+ * {@link EventRing} record between. A slot then stays the queue's from its post until the
+ * consumer takes its event, so {@code head} is the consumer's (the posters' bound counts posted
+ * plus completed-not-dequeued receives) and the placer keeps its own position, {@code place}:
+ * <pre>
+ *   b.seq     p + 1 posted; -(p + 1) complete (the placer wrote b.length, then flipped it with
+ *             a release store, then a full fence before it reads {@code mode} and the waiter)
+ *   b.length  the received length; -1 for a hole (a consumer skips it, no event)
+ *   head      the oldest completed-not-dequeued position; consumers take it by compare-and-set
+ *             (several threads of a threadsafe IA and the one of a nonthreadsafe IA alike);
+ *             MOVED_BIT set for good once the mode ended
+ *   place     the placer's next position, on a line of its own
+ * </pre>
+ * The mode ends, under the EVD's lock, the moment the EVD gains a second source or needs what
+ * the slots cannot give (another stream, a CNO, a resize, a threshold above one, a flush): the
+ * mover sets {@code mode} to MIGRATING, sets MOVED_BIT in {@code head} (so no consumer takes
+ * here again), copies the completed slots from the head into the EVD's ring in order and sets
+ * {@code head} to the first slot not complete, where the placer goes on in the ordinary way. A
+ * placer that flipped a slot and then reads a mode other than DIRECT takes the EVD's lock (the
+ * move is over then): if {@code head} is past its slot the move took it, else it posts it itself.
+ * Each side stores, then looks at the other's word, so at least one of them sees the slot.
  */
 final class RecvRing extends ClaimedRing
 {
     /** A single-writer ring's close word (1 while closed), on the posters' line. */
     private static final int SHUT = 36;
+    /** Direct mode: the placer's next position, on a line of its own. */
+    private static final int PLACE = 4;
+    /** Direct mode: the placer's last look at head (the EVD's bound on completions not dequeued). */
+    private static final int PLACER_HEAD = 6;
+    /** Direct mode: the posters' last look at {@code place}, on their line. */
+    private static final int PLACE_CACHE = 38;
+
+    /** {@link #mode}: completions go to the receive EVD's ring. */
+    static final int NORMAL = 0;
+    /** {@link #mode}: completions stay in the slots, and the EVD dequeues from here. */
+    static final int DIRECT = 1;
+    /** {@link #mode}: the EVD is moving the completed slots into its ring, under its lock. */
+    static final int MIGRATING = 2;
+    /** {@link #takeDirect}: nothing completed at the head. */
+    static final long EMPTY = -1;
+    /** {@link #takeDirect}: the mode ended; the events are in the EVD's ring (look under its lock). */
+    static final long MOVED = -2;
+
+    /** NORMAL, DIRECT or MIGRATING; DIRECT only from the endpoint's creation, and never again once left. */
+    volatile int mode;
+    /** In direct mode: the EVD that dequeues from the slots. */
+    EvdImpl directEvd;
+    /** In direct mode: the EVD's length (completions not dequeued beyond it overflow it). */
+    private int directQlen;
+    /** {@link #claimPost}: the slots are full of completions not dequeued (direct mode must end first). */
+    static final long CROWDED_DIRECT = -4;
 
     private final RecvBuffer[] slots;
     private final int mask;
@@ -61,9 +116,16 @@ final class RecvRing extends ClaimedRing
     /** An empty ring, open; {@code singleWriter}: one posting thread, claims without an atomic. */
     RecvRing(final int capacity, final int maxIov, final boolean singleWriter)
     {
+        this(capacity, maxIov, singleWriter, capacity);
+    }
+
+    /** An empty ring, open, with at least {@code slotsAtLeast} slots (direct mode wants twice the capacity). */
+    RecvRing(final int capacity, final int maxIov, final boolean singleWriter, final int slotsAtLeast)
+    {
         super(capacity);
         this.singleWriter = singleWriter;
-        final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, capacity - 1)) << 1);
+        final int want = Math.max(capacity, slotsAtLeast);
+        final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, want - 1)) << 1);
         this.slots = new RecvBuffer[physical];
         // each slot's sequence and cookie in one array, 128 bytes apart (RecvBuffer)
         final long[] lines = new long[physical * RecvBuffer.STRIDE];
@@ -77,7 +139,7 @@ final class RecvRing extends ClaimedRing
     /** Receives posted and not yet taken (a snapshot; claims in flight count). */
     int posted()
     {
-        final long h = head();
+        final long h = mode == NORMAL ? head() : (long) COUNTERS.getOpaque(counters, PLACE);
         return (int) Math.max(0, tail() - h);
     }
 
@@ -92,9 +154,10 @@ final class RecvRing extends ClaimedRing
         if (singleWriter)
         {
             final long t = tail();
-            if (t - head() >= capacity)
+            final long room = roomFor(t);
+            if (room != 0)
             {
-                return FULL;
+                return room;
             }
             COUNTERS.setRelease(counters, TAIL, t + 1);
             return t;
@@ -103,9 +166,10 @@ final class RecvRing extends ClaimedRing
         {
             final long raw = (long) COUNTERS.getVolatile(counters, TAIL);
             final long t = raw & ~CLOSED_BIT;
-            if (t - head() >= capacity)
+            final long room = roomFor(t);
+            if (room != 0)
             {
-                return FULL;
+                return room;
             }
             if (COUNTERS.compareAndSet(counters, TAIL, raw, raw + 1))
             {
@@ -126,11 +190,8 @@ final class RecvRing extends ClaimedRing
         }
         // the one poster's own word
         final long t = (long) COUNTERS.getOpaque(counters, TAIL);
-        if (!hasRoom(t))
-        {
-            return FULL;
-        }
-        return t;
+        final long room = roomFor(t);
+        return room != 0 ? room : t;
     }
 
     /**
@@ -143,6 +204,64 @@ final class RecvRing extends ClaimedRing
         // a store, then a load: a closer stores shut, then loads tail (see the class comment)
         COUNTERS.setVolatile(counters, TAIL, position + 1);
         return (long) COUNTERS.getVolatile(counters, SHUT) == 0;
+    }
+
+    /**
+     * A threadsafe poster's claim without the lock: the position, {@link #FULL},
+     * {@link #CROWDED_DIRECT} or {@link #CLOSED}.
+     */
+    long claimPost()
+    {
+        while (true)
+        {
+            final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+            if ((t & CLOSED_BIT) != 0)
+            {
+                return CLOSED;
+            }
+            final long room = roomFor(t);
+            if (room != 0)
+            {
+                return room;
+            }
+            if (COUNTERS.compareAndSet(counters, TAIL, t, t + 1))
+            {
+                return t;
+            }
+        }
+    }
+
+    /**
+     * Whether position {@code t} may be claimed: 0, else {@link #FULL} (capacity receives posted)
+     * or {@link #CROWDED_DIRECT}. In direct mode the posted ones are those at or above {@code place}
+     * and the slot must be free of a completion not yet dequeued; the posters' caches of both
+     * words are read first, the words themselves only when a cache says no.
+     */
+    private long roomFor(final long t)
+    {
+        if (mode == NORMAL)
+        {
+            return hasRoom(t) ? 0 : FULL;
+        }
+        if (t - (long) COUNTERS.getOpaque(counters, PLACE_CACHE) >= capacity)
+        {
+            final long p = (long) COUNTERS.getAcquire(counters, PLACE);
+            COUNTERS.setOpaque(counters, PLACE_CACHE, p);
+            if (t - p >= capacity)
+            {
+                return FULL;
+            }
+        }
+        if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= slots.length)
+        {
+            final long h = head();
+            COUNTERS.setOpaque(counters, HEAD_CACHE, h);
+            if (t - h >= slots.length)
+            {
+                return CROWDED_DIRECT;
+            }
+        }
+        return 0;
     }
 
     /** The tail the last close returned: positions below it were flushed or moved. Lock held. */
@@ -318,6 +437,10 @@ final class RecvRing extends ClaimedRing
      */
     RecvBuffer peek()
     {
+        if (mode != NORMAL)
+        {
+            return peekDirect();
+        }
         while (true)
         {
             final long h = head();
@@ -336,8 +459,14 @@ final class RecvRing extends ClaimedRing
             {
                 return b;
             }
-            COUNTERS.setRelease(counters, HEAD, h + 1);
+            setHead(h + 1);
         }
+    }
+
+    /** Moves {@code head} to {@code h} (the placer or a flush), keeping MOVED_BIT. */
+    private void setHead(final long h)
+    {
+        COUNTERS.setRelease(counters, HEAD, h | (long) COUNTERS.getOpaque(counters, HEAD) & MOVED_BIT);
     }
 
     /**
@@ -395,7 +524,7 @@ final class RecvRing extends ClaimedRing
     /** Empties the ring (a flush took every receive in it). Closed; the placer excluded. */
     void drop(final long tail)
     {
-        COUNTERS.setRelease(counters, HEAD, tail);
+        setHead(tail);
     }
 
     /**
@@ -439,5 +568,192 @@ final class RecvRing extends ClaimedRing
             next.counters[TAIL] = to | CLOSED_BIT;
         }
         return next;
+    }
+
+    // ------------------------------------------------------------------ direct mode
+
+    /** Enters direct mode for {@code evd}: the ring is new and empty, and nobody posts or places yet. */
+    void enterDirect(final EvdImpl evd)
+    {
+        directEvd = evd;
+        directQlen = evd.capacity();
+        COUNTERS.setRelease(counters, PLACE, head());
+        COUNTERS.setRelease(counters, PLACE_CACHE, head());
+        COUNTERS.setRelease(counters, PLACER_HEAD, head());
+        mode = DIRECT;
+    }
+
+    /**
+     * Whether one more completion in the slots would leave more than the EVD's length not
+     * dequeued: the EVD then overflows, which its ring reports (the caller ends direct mode). The
+     * placer reads the consumers' head only when its last look says so.
+     */
+    boolean crowdsEvd()
+    {
+        final long p = (long) COUNTERS.getOpaque(counters, PLACE);
+        if (p - (long) COUNTERS.getOpaque(counters, PLACER_HEAD) < directQlen)
+        {
+            return false;
+        }
+        final long h = head();
+        COUNTERS.setOpaque(counters, PLACER_HEAD, h);
+        return p - h >= directQlen;
+    }
+
+    /** The posted receive at the placer's position, or null; holes are completed as holes on the way. */
+    private RecvBuffer peekDirect()
+    {
+        while (true)
+        {
+            final long p = (long) COUNTERS.getOpaque(counters, PLACE);
+            final RecvBuffer b = slots[(int) p & mask];
+            if (b.seq() != p + 1)
+            {
+                if (tail() <= p)
+                {
+                    return null;
+                }
+                settle(p, p + 1);
+                continue;
+            }
+            if (!b.hole)
+            {
+                return b;
+            }
+            // a hole: complete, with no event; the consumer moves the head over it
+            b.length(-1);
+            COUNTERS.setOpaque(counters, PLACE, p + 1);
+            b.seq(-(p + 1));
+        }
+    }
+
+    /**
+     * Completes the receive at the placer's position into its slot: the length, then the flip
+     * (release), then a full fence, so that the caller's next look at {@link #mode} and at the
+     * EVD's waiter comes after the flip. Returns the position. The placer only.
+     */
+    long placeDirect(final RecvBuffer b, final long length)
+    {
+        final long p = (long) COUNTERS.getOpaque(counters, PLACE);
+        b.length(length);
+        COUNTERS.setOpaque(counters, PLACE, p + 1);
+        b.seq(-(p + 1));
+        VarHandle.fullFence();
+        return p;
+    }
+
+    /**
+     * Takes the completed receive at the head into {@code event}: its position, {@link #EMPTY} or
+     * {@link #MOVED}. No lock; safe against other consumers, the placer and a move.
+     */
+    long takeDirect(final DatEvent event, final EvdImpl evd, final EpImpl ep)
+    {
+        while (true)
+        {
+            final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
+            if ((raw & MOVED_BIT) != 0)
+            {
+                return MOVED;
+            }
+            final RecvBuffer b = slots[(int) raw & mask];
+            final long seq = b.seq();
+            if (seq != -(raw + 1))
+            {
+                if (seq > raw + 1 || seq < -(raw + 1))
+                {
+                    // taken meanwhile and the slot reused: this head is stale
+                    continue;
+                }
+                return EMPTY;
+            }
+            final long cookie = b.cookie();
+            final long length = b.length();
+            // while head names it, no poster reuses the slot: what was read is the completion
+            if (!COUNTERS.compareAndSet(counters, HEAD, raw, raw + 1))
+            {
+                continue;
+            }
+            if (length < 0)
+            {
+                continue;
+            }
+            event.eventNumber = DTO_COMPLETION;
+            if (event.evdHandle != evd)
+            {
+                event.evdHandle = evd;
+            }
+            final DtoCompletionEventData d = event.dto;
+            if (d.epHandle != ep)
+            {
+                d.epHandle = ep;
+            }
+            d.userCookie = cookie;
+            if (d.status != DtoStatus.SUCCESS)
+            {
+                d.status = DtoStatus.SUCCESS;
+            }
+            d.transferredLength = length;
+            return raw;
+        }
+    }
+
+    private static final int DTO_COMPLETION = EventNumber.DTO_COMPLETION_EVENT.value();
+
+    /** Whether the head is complete, or the mode ended (a waiter then looks again under the EVD's lock). */
+    boolean readyDirect()
+    {
+        final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
+        return (raw & MOVED_BIT) != 0 || slots[(int) raw & mask].seqVolatile() == -(raw + 1);
+    }
+
+    /** Completed receives (not holes) from position {@code from} on, in order (a snapshot). */
+    int countCompleted(final long from)
+    {
+        int n = 0;
+        for (long p = from; p < from + slots.length; p++)
+        {
+            final RecvBuffer b = slots[(int) p & mask];
+            if (b.seqVolatile() != -(p + 1))
+            {
+                break;
+            }
+            if (b.length() >= 0)
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Starts ending direct mode (the EVD's lock held): no consumer takes here once this returns.
+     * Returns the head: the completed slots from it on are the mover's to copy.
+     */
+    long closeDirect()
+    {
+        // a store, then the head's compare-and-set (a full fence), then the slots' reads: a placer
+        // that flipped a slot and then reads mode DIRECT is seen here
+        mode = MIGRATING;
+        while (true)
+        {
+            final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
+            if (COUNTERS.compareAndSet(counters, HEAD, raw, raw | MOVED_BIT))
+            {
+                return raw & ~MOVED_BIT;
+            }
+        }
+    }
+
+    /** Whether position {@code p} is completed in its slot (direct mode, or its end). */
+    boolean completedAt(final long p)
+    {
+        return slots[(int) p & mask].seqVolatile() == -(p + 1);
+    }
+
+    /** Ends direct mode (the EVD's lock held): the positions below {@code to} were moved or skipped. */
+    void endDirect(final long to)
+    {
+        COUNTERS.setVolatile(counters, HEAD, to | MOVED_BIT);
+        mode = NORMAL;
     }
 }

@@ -1,0 +1,396 @@
+package io.jdat.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CloseFlags;
+import io.jdat.Cno;
+import io.jdat.CompletionFlags;
+import io.jdat.Dat;
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatOut;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.ProviderInfo;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.loopback.LoopbackLibrary;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The receive EVD in direct mode ({@link EvdImpl}, {@link RecvRing}): it takes its events from
+ * the receive queue's slots while it has the one endpoint behind it, with every DAT rule kept:
+ * one event per receive, in order, with its cookie, length and status; and the moment anything
+ * else reaches the EVD (a second stream and its event, a CNO, a resize, a wait with a threshold
+ * above one, the connection's end and its flushed receives, more completions than the EVD holds)
+ * the completed receives still waiting move into its ring, in order, before what came after.
+ */
+class EvdDirectTest
+{
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final long SECOND = 1_000_000L;
+    private static final int QUEUE = 4;
+
+    private InterfaceAdapter ia;
+    private EventDispatcher async;
+    private ProtectionZone pz;
+    private final Arena arena = Arena.ofShared();
+    private Lmr lmr;
+    private MemorySegment memory;
+
+    private Endpoint client;
+    private Endpoint server;
+    private EventDispatcher serverRecv;
+    private EventDispatcher clientReq;
+    private EventDispatcher serverConn;
+
+    private void open(final boolean threadSafe, final int recvQlen)
+    {
+        final String name = "loopback-direct" + NAMES.incrementAndGet();
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, threadSafe), "evd_direct");
+        final DatOut<EventDispatcher> a = new DatOut<>();
+        ia = Dat.iaOpenv(name, 64, a, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, threadSafe);
+        async = a.value;
+        pz = ia.pzCreate();
+        memory = arena.allocate(64 * 1024, 64);
+        lmr = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(memory), memory.byteSize(), pz, MemPriv.ALL_FLAG);
+        final EpAttr attr = new EpAttr();
+        attr.maxRecvDtos = QUEUE;
+        attr.maxRequestDtos = 64;
+        final EventDispatcher clientRecv = ia.evdCreate(64, null, EvdFlags.DTO_FLAG);
+        clientReq = ia.evdCreate(64, null, EvdFlags.DTO_FLAG);
+        final EventDispatcher clientConn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+        serverRecv = ia.evdCreate(recvQlen, null, EvdFlags.DTO_FLAG);
+        final EventDispatcher serverReq = ia.evdCreate(64, null, EvdFlags.DTO_FLAG);
+        serverConn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+        client = ia.epCreate(pz, clientRecv, clientReq, clientConn, attr);
+        server = ia.epCreate(pz, serverRecv, serverReq, serverConn, attr);
+        final EventDispatcher crEvd = ia.evdCreate(8, null, EvdFlags.CR_FLAG);
+        final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+        client.connect(address(), psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
+        final DatEvent ev = next(crEvd);
+        ev.crArrival.crHandle.accept(server, null);
+        assertTrue(next(clientConn).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+        assertTrue(next(serverConn).is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+        psp.free();
+        crEvd.free();
+    }
+
+    private io.jdat.IaAddress address()
+    {
+        final io.jdat.IaAttr a = new io.jdat.IaAttr();
+        ia.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
+        return a.iaAddress;
+    }
+
+    @AfterEach
+    void close()
+    {
+        if (ia != null)
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+        arena.close();
+    }
+
+    private static DatEvent next(final EventDispatcher evd)
+    {
+        final DatEvent e = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, evd.wait(5 * SECOND, 1, e, new DatCount()));
+        return e;
+    }
+
+    private static boolean direct(final EventDispatcher evd)
+    {
+        return ((EvdImpl) evd).direct != null;
+    }
+
+    /** Posts receive {@code cookie} into its own 256 bytes of the server's memory. */
+    private void postRecv(final long cookie)
+    {
+        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(lmr, 32 * 1024 + (cookie % 64) * 256, 256)}, cookie,
+            CompletionFlags.DEFAULT_FLAG);
+    }
+
+    /** Sends {@code length} bytes and reaps the Send's completion. */
+    private void send(final int length)
+    {
+        client.postSend(1, new LmrTriplet[] {LmrTriplet.of(lmr, 0, length)}, length, CompletionFlags.DEFAULT_FLAG);
+        final DatEvent e = next(clientReq);
+        assertEquals(DtoStatus.SUCCESS, e.dto.status);
+    }
+
+    private static void expectRecv(final DatEvent e, final EventDispatcher evd, final Endpoint ep, final long cookie,
+        final long length, final DtoStatus status)
+    {
+        assertTrue(e.is(EventNumber.DTO_COMPLETION_EVENT), e.toString());
+        assertEquals(evd, e.evdHandle);
+        assertEquals(ep, e.dto.epHandle);
+        assertEquals(cookie, e.dto.userCookie, e.toString());
+        assertEquals(status, e.dto.status, e.toString());
+        if (status == DtoStatus.SUCCESS)
+        {
+            assertEquals(length, e.dto.transferredLength, e.toString());
+        }
+    }
+
+    @ParameterizedTest(name = "threadSafe={0}")
+    @ValueSource(booleans = {true, false})
+    void pingPongDequeuesFromTheSlotsInOrder(final boolean threadSafe)
+    {
+        open(threadSafe, 64);
+        assertTrue(direct(serverRecv), "the receive EVD of one endpoint takes direct mode");
+        assertNull(((EvdImpl) clientReq).direct, "a request EVD does not");
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        long expect = 0;
+        final DatEvent e = new DatEvent();
+        final DatCount nmore = new DatCount();
+        for (int i = 0; i < 2_000; i++)
+        {
+            final int length = 1 + i % 200;
+            send(length);
+            if (i % 3 == 0)
+            {
+                assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            }
+            else
+            {
+                assertEquals(DatStatus.SUCCESS, serverRecv.wait(5 * SECOND, 1, e, nmore));
+                assertEquals(0, nmore.value);
+            }
+            expectRecv(e, serverRecv, server, expect, length, DtoStatus.SUCCESS);
+            postRecv(expect + QUEUE);
+            expect++;
+        }
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
+        assertTrue(direct(serverRecv), "nothing ended direct mode");
+    }
+
+    @Test
+    void receivesCompletedAndNotDequeuedLeaveRoomForAsManyPosts()
+    {
+        open(true, 64);
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < QUEUE; i++)
+        {
+            send(10 + i);
+        }
+        // max_recv_dtos counts the receives posted, not the completions waiting on the EVD
+        for (long c = QUEUE; c < 2 * QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < QUEUE; i++)
+        {
+            send(20 + i);
+        }
+        // and again: the slots are full of completions, so the post moves them to the ring
+        for (long c = 2 * QUEUE; c < 3 * QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        send(30);
+        final DatEvent e = new DatEvent();
+        for (int i = 0; i < 2 * QUEUE; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, i, i < QUEUE ? 10 + i : 20 + i - QUEUE, DtoStatus.SUCCESS);
+        }
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 2 * QUEUE, 30, DtoStatus.SUCCESS);
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
+    }
+
+    /**
+     * Three receives complete and wait in their slots; {@code second} brings something else to the
+     * EVD (and may return an event expected after them); one more Send follows. The three come out
+     * first, in order, then what the second source brought, then the fourth.
+     */
+    private void secondSource(final Consumer<EventDispatcher> second, final boolean fourth)
+    {
+        open(true, 64);
+        assertTrue(direct(serverRecv));
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            send(40 + i);
+        }
+        second.accept(serverRecv);
+        assertTrue(!direct(serverRecv), "the second source ended direct mode");
+        if (fourth)
+        {
+            send(43);
+        }
+        final DatEvent e = new DatEvent();
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, i, 40 + i, DtoStatus.SUCCESS);
+        }
+        if (fourth)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, 3, 43, DtoStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void anotherEndpointsStreamAndItsEventComeAfterTheWaitingReceives()
+    {
+        final Endpoint[] other = new Endpoint[1];
+        secondSource(evd ->
+        {
+            // a second endpoint's request stream on the same EVD, and one of its completions
+            final EpAttr attr = new EpAttr();
+            attr.maxRecvDtos = QUEUE;
+            other[0] = ia.epCreate(pz, null, evd, ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG), attr);
+        }, true);
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(new DatEvent()));
+    }
+
+    @Test
+    void aCnoEndsDirectMode()
+    {
+        secondSource(evd ->
+        {
+            final Cno cno = ia.cnoCreate(null);
+            evd.modifyCno(cno);
+        }, true);
+    }
+
+    @Test
+    void aResizeEndsDirectMode()
+    {
+        secondSource(evd -> evd.resize(128), true);
+    }
+
+    @Test
+    void aWaitForTwoEndsDirectModeAndCountsTheRest()
+    {
+        open(true, 64);
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            send(50 + i);
+        }
+        final DatEvent e = new DatEvent();
+        final DatCount nmore = new DatCount();
+        assertEquals(DatStatus.SUCCESS, serverRecv.wait(SECOND, 2, e, nmore));
+        expectRecv(e, serverRecv, server, 0, 50, DtoStatus.SUCCESS);
+        assertEquals(2, nmore.value);
+        assertTrue(!direct(serverRecv));
+        for (int i = 1; i < 3; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, i, 50 + i, DtoStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void aWaitForOneCountsTheCompletedSlotsBehindIt()
+    {
+        open(true, 64);
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            send(60 + i);
+        }
+        final DatEvent e = new DatEvent();
+        final DatCount nmore = new DatCount();
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.wait(SECOND, 1, e, nmore));
+            expectRecv(e, serverRecv, server, i, 60 + i, DtoStatus.SUCCESS);
+            assertEquals(2 - i, nmore.value);
+        }
+        assertEquals(DatStatus.TIMEOUT_EXPIRED, serverRecv.wait(0, 1, e, nmore));
+        assertEquals(0, nmore.value);
+        assertTrue(direct(serverRecv));
+    }
+
+    @Test
+    void theConnectionsEndFlushesTheRestAfterTheWaitingReceives()
+    {
+        open(true, 64);
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < 2; i++)
+        {
+            send(70 + i);
+        }
+        server.disconnect(CloseFlags.ABRUPT_FLAG);
+        assertTrue(next(serverConn).is(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+        final DatEvent e = new DatEvent();
+        for (int i = 0; i < QUEUE; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, i, 70 + i, i < 2 ? DtoStatus.SUCCESS : DtoStatus.ERR_FLUSHED);
+        }
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
+    }
+
+    @Test
+    void moreCompletionsThanTheEvdHoldsOverflowIt()
+    {
+        // the EVD holds QUEUE events; twice as many receives complete without a dequeue
+        open(true, QUEUE);
+        assertTrue(direct(serverRecv));
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        for (int i = 0; i < QUEUE; i++)
+        {
+            send(80 + i);
+        }
+        for (long c = QUEUE; c < 2 * QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        send(90);
+        final DatEvent a = next(async);
+        assertEquals(EventNumber.ASYNC_ERROR_EVD_OVERFLOW.value(), a.eventNumber, a.toString());
+        assertNotNull(a);
+        assertTrue(!direct(serverRecv));
+    }
+}
