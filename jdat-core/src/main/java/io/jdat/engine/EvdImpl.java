@@ -366,7 +366,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         if (w != null && waitable)
         {
             // a direct waiter takes the notification; the CNO is not triggered
-            if (parked && readyNow(waiting.threshold))
+            if (parked && waits.readyNow(waiting.threshold))
             {
                 waits.wake(w);
             }
@@ -550,78 +550,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         afterCommit(true, mayCallAgent);
     }
 
-    /** Whether a waiter's spin may stop looking: an event for it (a look at the head). */
-    boolean looksReady(final int threshold)
-    {
-        final RecvRing d = direct;
-        return d != null ? d.readyDirect() : ring.looksReady(threshold);
-    }
-
-    /** Whether a waiter with {@code threshold} may return now (a snapshot that reads the producers' side). */
-    boolean readyNow(final int threshold)
-    {
-        final RecvRing d = direct;
-        return d != null ? d.readyDirect() : ring.ready(threshold);
-    }
-
-    /**
-     * A waiter's take, with {@code nmore}: true if it took an event. In direct mode a take that
-     * finds the mode ended says false: the waiter looks again under the lock.
-     */
-    boolean waiterTake(final DatEvent event, final int threshold, final DatCount nmore)
-    {
-        final RecvRing d = direct;
-        if (d != null)
-        {
-            final long taken = d.takeDirect(event, this, directEp);
-            if (taken < 0)
-            {
-                return false;
-            }
-            if (nmore != null)
-            {
-                nmore.value = d.countCompleted(taken + 1);
-            }
-            return true;
-        }
-        // one ring for both: a position means nothing in the ring a move replaced it with
-        final EventRing r = ring;
-        final long taken = r.take(event, this, threshold, true);
-        if (taken < 0)
-        {
-            return false;
-        }
-        setNmore(nmore, r.countFrom(taken + 1));
-        return true;
-    }
-
-    /**
-     * Under the lock: takes an event if {@code threshold} are queued (true, {@code nmore} set), else
-     * sets {@code nmore} to the count at a moment the threshold was not met.
-     */
-    boolean waiterTakeOrCount(final DatEvent event, final int threshold, final DatCount nmore)
-    {
-        final RecvRing d = direct;
-        if (d != null)
-        {
-            if (waiterTake(event, threshold, nmore))
-            {
-                return true;
-            }
-            // completed in order: none at the head, none at all
-            setNmore(nmore, 0);
-            return false;
-        }
-        final long left = ring.takeOrCount(event, this, threshold);
-        if (left >= 0)
-        {
-            setNmore(nmore, ring.countFrom(left + 1));
-            return true;
-        }
-        setNmore(nmore, (int) -(left + 1));
-        return false;
-    }
-
     // ------------------------------------------------------------------ consumers
 
     /**
@@ -650,7 +578,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         final RecvRing d = direct;
         if (d != null)
         {
-            return dequeueDirect(d, event);
+            return waits.dequeueDirect(d, event);
         }
         final EventRing r = ring;
         if (r.take(event, this, 1, false) >= 0)
@@ -676,43 +604,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             }
         }
         return DatStatus.QUEUE_EMPTY;
-    }
-
-    /** {@code dat_evd_dequeue} in direct mode: from the slots, or from the ring once the mode ended. */
-    private DatStatus dequeueDirect(final RecvRing d, final DatEvent event)
-    {
-        long taken = d.takeDirect(event, this, directEp);
-        if (taken >= 0)
-        {
-            return DatStatus.SUCCESS;
-        }
-        if (taken == RecvRing.EMPTY)
-        {
-            if (!(ia.pollsInline && ia.port().poll(this) > 0))
-            {
-                return DatStatus.QUEUE_EMPTY;
-            }
-            if (direct == d)
-            {
-                taken = d.takeDirect(event, this, directEp);
-                if (taken != RecvRing.MOVED)
-                {
-                    return taken >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
-                }
-            }
-        }
-        // the mode ended: its events are in the ring once the move (under the lock) is over
-        Locks.lock(lock);
-        try
-        {
-            final RecvRing now = direct;
-            final long t = now != null ? now.takeDirect(event, this, directEp) : ring.take(event, this, 1, false);
-            return t >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
-        }
-        finally
-        {
-            lock.unlock();
-        }
     }
 
     @Override
@@ -742,7 +633,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // dat_evd_set_unwaitable waits for this take to end before the EVD becomes unwaitable
             try
             {
-                if (waiterTake(event, threshold, nmore))
+                if (waits.take(event, threshold, nmore))
                 {
                     return DatStatus.SUCCESS;
                 }
@@ -776,7 +667,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                     "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
             }
             // the count (tail, the producers' line) only for a wait that returns at once
-            if (timeoutMicros == 0 ? waiterTakeOrCount(event, threshold, nmore) : waiterTake(event, threshold, nmore))
+            if (timeoutMicros == 0 ? waits.takeOrCount(event, threshold, nmore) : waits.take(event, threshold, nmore))
             {
                 popped = true;
             }

@@ -19,7 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * and looks a last time before it parks; a producer publishes its event first, then looks at
  * {@link #parked}, so one of the two sees the other and no wake-up is lost. A consumer that moves
  * the transport itself ({@code pollsInline}) polls in its spin and blocks in the transport
- * ({@link TransportPort#awaitProgress}) rather than in park.
+ * ({@link TransportPort#awaitProgress}) rather than in park. In the EVD's direct mode
+ * ({@link EvdImpl}, {@link RecvRing}) the looks, the takes and the counts read the receive
+ * queue's slots instead of the EVD's ring.
  */
 final class EvdWait
 {
@@ -71,7 +73,7 @@ final class EvdWait
         boolean polling = ia.pollsInline;
         while (true)
         {
-            if (!evd.looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
+            if (!looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
                 && !Thread.currentThread().isInterrupted())
             {
                 final long now = System.nanoTime();
@@ -97,7 +99,7 @@ final class EvdWait
                         // so that the first look after it lands comes soon; a consumer that moves
                         // the transport itself looks once, since only its next poll brings one
                         final int looks = ia.pollsInline ? 1 : SPIN_LOOKS;
-                        for (int i = 0; i < looks && !evd.looksReady(threshold); i++)
+                        for (int i = 0; i < looks && !looksReady(threshold); i++)
                         {
                             Thread.onSpinWait();
                         }
@@ -108,7 +110,7 @@ final class EvdWait
                     // re-check after announcing the park, so a producer cannot miss us; a ring
                     // that a resize is moving may look empty: no park until the resize is done
                     // (it looks for a parked waiter once it is)
-                    if (!evd.readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                    if (!readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
                         if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
@@ -120,7 +122,7 @@ final class EvdWait
                                 polling = false;
                                 ia.port().pollingStopped();
                             }
-                            if (!evd.readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
+                            if (!readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                             {
                                 if (infinite)
                                 {
@@ -149,7 +151,7 @@ final class EvdWait
                 final boolean taken;
                 try
                 {
-                    taken = evd.waiterTake(event, threshold, nmore);
+                    taken = take(event, threshold, nmore);
                 }
                 finally
                 {
@@ -176,7 +178,7 @@ final class EvdWait
                     throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
                         "the EVD was made unwaitable while waiting");
                 }
-                if (evd.waiterTake(event, threshold, nmore))
+                if (take(event, threshold, nmore))
                 {
                     waiter.yielding = gaveWay;
                     waiter.thread = null;
@@ -194,7 +196,7 @@ final class EvdWait
                 }
                 else if (System.nanoTime() - deadline >= 0)
                 {
-                    final boolean took = evd.waiterTakeOrCount(event, threshold, nmore);
+                    final boolean took = takeOrCount(event, threshold, nmore);
                     waiter.thread = null;
                     return took ? DatStatus.SUCCESS : DatStatus.TIMEOUT_EXPIRED;
                 }
@@ -208,6 +210,116 @@ final class EvdWait
                 evd.lock.unlock();
             }
             return DatStatus.SUCCESS;
+        }
+    }
+
+    /** Whether a waiter's spin may stop looking: an event for it (a look at the head). */
+    boolean looksReady(final int threshold)
+    {
+        final RecvRing d = evd.direct;
+        return d != null ? d.readyDirect() : evd.ring.looksReady(threshold);
+    }
+
+    /** Whether a waiter with {@code threshold} may return now (a snapshot that reads the producers' side). */
+    boolean readyNow(final int threshold)
+    {
+        final RecvRing d = evd.direct;
+        return d != null ? d.readyDirect() : evd.ring.ready(threshold);
+    }
+
+    /**
+     * A waiter's take, with {@code nmore}: true if it took an event. In direct mode a take that
+     * finds the mode ended says false: the waiter looks again under the lock.
+     */
+    boolean take(final DatEvent event, final int threshold, final DatCount nmore)
+    {
+        final RecvRing d = evd.direct;
+        if (d != null)
+        {
+            final long taken = d.takeDirect(event, evd, evd.directEp());
+            if (taken < 0)
+            {
+                return false;
+            }
+            if (nmore != null)
+            {
+                nmore.value = d.countCompleted(taken + 1);
+            }
+            return true;
+        }
+        // one ring for both: a position means nothing in the ring a move replaced it with
+        final EventRing r = evd.ring;
+        final long taken = r.take(event, evd, threshold, true);
+        if (taken < 0)
+        {
+            return false;
+        }
+        EvdImpl.setNmore(nmore, r.countFrom(taken + 1));
+        return true;
+    }
+
+    /**
+     * Under the lock: takes an event if {@code threshold} are queued (true, {@code nmore} set), else
+     * sets {@code nmore} to the count at a moment the threshold was not met.
+     */
+    boolean takeOrCount(final DatEvent event, final int threshold, final DatCount nmore)
+    {
+        final RecvRing d = evd.direct;
+        if (d != null)
+        {
+            if (take(event, threshold, nmore))
+            {
+                return true;
+            }
+            // completed in order: none at the head, none at all
+            EvdImpl.setNmore(nmore, 0);
+            return false;
+        }
+        final long left = evd.ring.takeOrCount(event, evd, threshold);
+        if (left >= 0)
+        {
+            EvdImpl.setNmore(nmore, evd.ring.countFrom(left + 1));
+            return true;
+        }
+        EvdImpl.setNmore(nmore, (int) -(left + 1));
+        return false;
+    }
+
+    /** {@code dat_evd_dequeue} in direct mode: from the slots, or from the ring once the mode ended. */
+    DatStatus dequeueDirect(final RecvRing d, final DatEvent event)
+    {
+        long taken = d.takeDirect(event, evd, evd.directEp());
+        if (taken >= 0)
+        {
+            return DatStatus.SUCCESS;
+        }
+        if (taken == RecvRing.EMPTY)
+        {
+            if (!(ia.pollsInline && ia.port().poll(evd) > 0))
+            {
+                return DatStatus.QUEUE_EMPTY;
+            }
+            if (evd.direct == d)
+            {
+                taken = d.takeDirect(event, evd, evd.directEp());
+                if (taken != RecvRing.MOVED)
+                {
+                    return taken >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+                }
+            }
+        }
+        // the mode ended: its events are in the ring once the move (under the lock) is over
+        Locks.lock(evd.lock);
+        try
+        {
+            final RecvRing now = evd.direct;
+            final long t = now != null ? now.takeDirect(event, evd, evd.directEp())
+                : evd.ring.take(event, evd, 1, false);
+            return t >= 0 ? DatStatus.SUCCESS : DatStatus.QUEUE_EMPTY;
+        }
+        finally
+        {
+            evd.lock.unlock();
         }
     }
 }

@@ -36,7 +36,14 @@ public final class RecvQueueHarness
     /** A connected endpoint of {@code ia} with {@code maxRecvDtos}; receives land in {@code lmr}'s first 8 bytes. */
     public RecvQueueHarness(final InterfaceAdapter ia, final ProtectionZone pz, final Lmr lmr, final int maxRecvDtos)
     {
-        recvEvd = ia.evdCreate(32, null, EvdFlags.DTO_FLAG);
+        this(ia, pz, lmr, maxRecvDtos, 32);
+    }
+
+    /** As above, with a receive EVD of {@code evdQlen} events. */
+    public RecvQueueHarness(final InterfaceAdapter ia, final ProtectionZone pz, final Lmr lmr, final int maxRecvDtos,
+        final int evdQlen)
+    {
+        recvEvd = ia.evdCreate(evdQlen, null, EvdFlags.DTO_FLAG);
         iov = new LmrTriplet[] {LmrTriplet.of(lmr, 0, 8)};
         final EpAttr attr = new EpAttr();
         attr.maxRecvDtos = maxRecvDtos;
@@ -69,6 +76,18 @@ public final class RecvQueueHarness
         {
             return connection.onSend(msn++, 0, true, false, message, 0, 8);
         }
+    }
+
+    /** Whether the receive EVD takes its events from the receive queue's slots (direct mode). */
+    public boolean direct()
+    {
+        return ((EvdImpl) recvEvd).direct != null;
+    }
+
+    /** Something only the EVD's ring can do (a resize to the same length): direct mode ends. */
+    public void move()
+    {
+        recvEvd.resize(((EvdImpl) recvEvd).capacity());
     }
 
     /** The channel reports the connection lost. */

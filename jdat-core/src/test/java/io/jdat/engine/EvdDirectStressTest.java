@@ -1,0 +1,193 @@
+package io.jdat.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.Dat;
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.ProviderInfo;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.loopback.LoopbackLibrary;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Direct mode under real threads: a sender places Sends into the receive queue's slots while
+ * two consumers of a threadsafe IA dequeue from them at once (each takes by compare-and-set) and
+ * repost each buffer they reaped; in the {@code move} rounds a third thread ends the mode half way
+ * (a resize: the completed slots move into the EVD's ring while both consumers take). Every message
+ * must come out exactly once, each consumer must see the messages in increasing order, and none
+ * may be lost in the move.
+ */
+class EvdDirectStressTest
+{
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final long SECOND = 1_000_000L;
+    private static final int QUEUE = 8;
+    private static final int SLOT = 64;
+    private static final int MESSAGES = 200_000;
+
+    @ParameterizedTest(name = "move={0}")
+    @ValueSource(booleans = {false, true})
+    void twoConsumersTakeEachMessageOnceInOrder(final boolean move) throws Exception
+    {
+        final String name = "loopback-dstress" + NAMES.incrementAndGet();
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, Dat.THREADSAFE), "evd_direct");
+        final InterfaceAdapter ia = Dat.iaOpen(name, 64, null);
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final ProtectionZone pz = ia.pzCreate();
+            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
+            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
+            final Lmr src = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), pz,
+                MemPriv.ALL_FLAG);
+            final Lmr dst = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received), received.byteSize(), pz,
+                MemPriv.ALL_FLAG);
+            final EpAttr attr = new EpAttr();
+            attr.maxRecvDtos = QUEUE;
+            attr.maxRequestDtos = 64;
+            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final EventDispatcher recv = ia.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
+            final EventDispatcher conn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+            final Endpoint client = ia.epCreate(pz, ia.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                ia.evdCreate(128, null, EvdFlags.DTO_FLAG), ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG), attr);
+            final Endpoint server = ia.epCreate(pz, recv, ia.evdCreate(8, null, EvdFlags.DTO_FLAG), conn, attr);
+            assertTrue(((EvdImpl) recv).direct != null, "direct mode");
+            connect(ia, client, server, conn);
+            final AtomicLong credits = new AtomicLong(QUEUE);
+            for (int i = 0; i < QUEUE; i++)
+            {
+                server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
+            }
+            final AtomicReference<Throwable> failed = new AtomicReference<>();
+            final boolean[] seen = new boolean[MESSAGES];
+            final AtomicInteger taken = new AtomicInteger();
+            final Thread[] consumers = new Thread[2];
+            for (int c = 0; c < consumers.length; c++)
+            {
+                consumers[c] = Thread.ofPlatform().daemon().name("consumer-" + c).start(() -> guard(failed, () ->
+                {
+                    final DatEvent ev = new DatEvent();
+                    long last = -1;
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (taken.get() < MESSAGES && failed.get() == null)
+                    {
+                        if (recv.dequeue(ev) != DatStatus.SUCCESS)
+                        {
+                            assertTrue(System.nanoTime() < deadline, "stuck at " + taken.get());
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT), ev.toString());
+                        assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                        assertEquals(SLOT, ev.dto.transferredLength);
+                        final long slot = ev.dto.userCookie;
+                        final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
+                        assertTrue(seq > last, "out of order: " + seq + " after " + last);
+                        last = seq;
+                        synchronized (seen)
+                        {
+                            assertTrue(!seen[(int) seq], "message " + seq + " twice");
+                            seen[(int) seq] = true;
+                        }
+                        taken.incrementAndGet();
+                        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
+                        credits.incrementAndGet();
+                    }
+                }));
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (long seq = 0; seq < MESSAGES && failed.get() == null; seq++)
+            {
+                while (credits.get() <= seq)
+                {
+                    assertTrue(System.nanoTime() < deadline, "no credit for " + seq);
+                    Thread.onSpinWait();
+                }
+                if (move && seq == MESSAGES / 2)
+                {
+                    recv.resize(4 * QUEUE);
+                    assertNull(((EvdImpl) recv).direct, "the resize ended direct mode");
+                }
+                // a slot of its own per message in flight (at most QUEUE are)
+                final long at = seq % 1024 * SLOT;
+                source.set(ValueLayout.JAVA_LONG, at, seq);
+                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                    CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
+            }
+            for (final Thread t : consumers)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            assertNull(failed.get(), () -> "failed: " + failed.get());
+            assertEquals(MESSAGES, taken.get());
+            for (int i = 0; i < MESSAGES; i++)
+            {
+                assertTrue(seen[i], "message " + i + " lost");
+            }
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+            arena.close();
+        }
+    }
+
+    private static void guard(final AtomicReference<Throwable> failed, final Runnable r)
+    {
+        try
+        {
+            r.run();
+        }
+        catch (final Throwable t)
+        {
+            failed.compareAndSet(null, t);
+        }
+    }
+
+    private static void connect(final InterfaceAdapter ia, final Endpoint client, final Endpoint server,
+        final EventDispatcher serverConn)
+    {
+        final io.jdat.IaAttr a = new io.jdat.IaAttr();
+        ia.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
+        final EventDispatcher crEvd = ia.evdCreate(8, null, EvdFlags.CR_FLAG);
+        final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+        client.connect(a.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
+        final DatEvent ev = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, crEvd.wait(5 * SECOND, 1, ev, new DatCount()));
+        ev.crArrival.crHandle.accept(server, null);
+        final DatEvent est = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, serverConn.wait(5 * SECOND, 1, est, new DatCount()));
+        assertTrue(est.is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+        psp.free();
+        crEvd.free();
+    }
+}
