@@ -30,7 +30,7 @@ final class RecvBuffer extends Segments
     /** Longs from one slot's fields to the next's: two lines. */
     static final int STRIDE = 16;
     /** The longs of a slot's fields, at the start of its stride. */
-    static final int FIELDS = 2;
+    static final int FIELDS = 3;
     private static final int SEQ = 0;
     private static final int COOKIE = 1;
     private static final int LENGTH = 2;
