@@ -393,4 +393,39 @@ class EvdDirectTest
         assertNotNull(a);
         assertTrue(!direct(serverRecv));
     }
+
+    /**
+     * A consumer that read the EVD's direct ring before a move began, and takes while the move
+     * runs (here: stopped between its close of the head and its copy) or after it, takes nothing
+     * from the slots: the move alone hands those completions on, so none comes out twice or ahead
+     * of one the move copied.
+     */
+    @Test
+    void aConsumerThatLooksDuringTheMoveTakesNothingFromTheSlots()
+    {
+        open(true, 64);
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        send(100);
+        send(101);
+        final EvdImpl evd = (EvdImpl) serverRecv;
+        final RecvRing d = evd.direct;
+        assertNotNull(d);
+        final DatEvent e = new DatEvent();
+        // the move's first step, as leaveDirect takes it under the EVD's lock
+        assertEquals(0, d.closeDirect());
+        assertEquals(RecvRing.MOVED, d.takeDirect(e, evd, evd.directEp()), "a take beside the move");
+        assertTrue(d.readyDirect(), "a waiter looks again under the lock rather than park");
+        // the move again, whole, under the lock: both completions reach the ring, once, in order
+        evd.leaveDirect();
+        assertEquals(RecvRing.MOVED, d.takeDirect(e, evd, evd.directEp()), "a take after the move");
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+            expectRecv(e, serverRecv, server, i, 100 + i, DtoStatus.SUCCESS);
+        }
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
+    }
 }
