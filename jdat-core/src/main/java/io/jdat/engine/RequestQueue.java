@@ -106,14 +106,7 @@ final class RequestQueue
         // the lock's one compare-and-set is also the claim a Send or Write placed on this thread
         // is made under (EpLock#PLACING): the peer's close waits for it, see Channel#sendNow; the
         // one consumer thread of a single-writer IA takes both with a store, no read-modify-write
-        if (singleWriter)
-        {
-            ep.lock.lockAsConsumer();
-        }
-        else
-        {
-            ep.lock.lockToPlace();
-        }
+        final boolean mayPlace = singleWriter ? ep.lock.lockAsConsumer() : ep.lock.lockToPlace();
         try
         {
             final EpState s = ep.state;
@@ -151,21 +144,25 @@ final class RequestQueue
             // the slot is empty: new with the ring, or emptied by retire() when its last request
             // completed successfully (a ring with a failed request is never reused, see retire())
             final WorkRequest wr = ring[tailSlot];
-            wr.local.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
-            try
-            {
-                checkLengths(op, wr.local.total, remote);
-            }
-            catch (final RuntimeException e)
-            {
-                wr.local.clear();
-                throw e;
-            }
-            if (head != tail || op == WorkRequest.READ || !sendIdle(c, wr.local, op, flags, cookie, remote))
-            {
-                queue(c, wr, op, flags, cookie, remote);
-            }
             flush = c.channel;
+            if (!mayPlace || n != 1 || maxIov < 1 || op == WorkRequest.READ || head != tail || iov == null
+                || iov.length < 1 || iov[0] == null || !postNow(c, wr.local, op, iov[0], cookie, remote, flags))
+            {
+                wr.local.fill(ep.ia.memory, n, iov, maxIov, ep.pz, op == WorkRequest.READ, 3);
+                try
+                {
+                    checkLengths(op, wr.local.total, remote);
+                }
+                catch (final RuntimeException e)
+                {
+                    wr.local.clear();
+                    throw e;
+                }
+                if (head != tail || op == WorkRequest.READ || !sendIdle(c, wr.local, op, flags, cookie, remote))
+                {
+                    queue(c, wr, op, flags, cookie, remote);
+                }
+            }
         }
         finally
         {
@@ -229,11 +226,7 @@ final class RequestQueue
         {
             return false;
         }
-        final boolean placed = op == WorkRequest.WRITE
-            ? sendNow(c.channel, l, RdmapOpcode.RDMA_WRITE, 0, remote.rmrContext, remote.targetAddress)
-            : sendNow(c.channel, l, (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0 ? RdmapOpcode.SEND_WITH_SE
-                : RdmapOpcode.SEND, c.sendMsn, 0, 0);
-        if (!placed)
+        if (!placeNow(c, l, op, flags, remote))
         {
             return false;
         }
@@ -245,6 +238,64 @@ final class RequestQueue
         l.clear();
         completeRequestEvent(cookie, flags, DtoStatus.SUCCESS, length);
         return true;
+    }
+
+    /**
+     * {@link #sendIdle} of a Send or Write of one non-empty segment, placed before anything is
+     * written into the request's slot: the triplet is read once and validated as
+     * {@link Segments#fill} would ({@link Segments#one}), then the message goes from its region
+     * straight to the channel's {@link Channel#sendNow}. False, with nothing sent and nothing of
+     * the slot but its first guess changed, when the channel does not place it now: the caller
+     * then fills and queues it the usual way (its claim to place is used up, so it queues). Only
+     * under the claim this post's lock took, with the queue idle and the endpoint CONNECTED; the
+     * errors are {@code fill}'s and {@link #checkLengths}'s. Lock held.
+     */
+    private boolean postNow(final Connection c, final Segments slot, final int op, final LmrTriplet t,
+        final long cookie, final RmrTriplet remote, final int flags)
+    {
+        final long len = t.segmentLength;
+        if (len == 0 || (flags & CompletionFlags.BARRIER_FENCE_FLAG) != 0 && !c.outstandingReads.isEmpty())
+        {
+            return false;
+        }
+        final long va = t.virtualAddress;
+        final MemoryRegion r = slot.one(ep.ia.memory, t.lmrContext, va, len, ep.pz, false, 3);
+        checkLengths(op, len, remote);
+        final Channel ch = c.channel;
+        final boolean placed;
+        try
+        {
+            placed = op == WorkRequest.WRITE
+                ? ch.sendNow(RdmapOpcode.RDMA_WRITE, 0, remote.rmrContext, remote.targetAddress, r.memory, va - r.base,
+                    len)
+                : ch.sendNow((flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0 ? RdmapOpcode.SEND_WITH_SE
+                    : RdmapOpcode.SEND, c.sendMsn, 0, 0, r.memory, va - r.base, len);
+        }
+        finally
+        {
+            // one message per claim: what follows (the completion, a second request) waits for nobody
+            ep.lock.donePlacing();
+        }
+        if (!placed)
+        {
+            return false;
+        }
+        if (op == WorkRequest.SEND)
+        {
+            c.sendMsn++;
+        }
+        completeRequestEvent(cookie, flags, DtoStatus.SUCCESS, len);
+        return true;
+    }
+
+    /** The channel's {@code sendNow} of a Send or Write's validated segments, as {@link #sendIdle} places it. */
+    private boolean placeNow(final Connection c, final Segments l, final int op, final int flags,
+        final RmrTriplet remote)
+    {
+        return op == WorkRequest.WRITE
+            ? sendNow(c.channel, l, RdmapOpcode.RDMA_WRITE, 0, remote.rmrContext, remote.targetAddress)
+            : sendNow(c.channel, l, (flags & CompletionFlags.SOLICITED_WAIT_FLAG) != 0 ? RdmapOpcode.SEND_WITH_SE
+                : RdmapOpcode.SEND, c.sendMsn, 0, 0);
     }
 
     private void checkLengths(final int op, final long local, final RmrTriplet remote)

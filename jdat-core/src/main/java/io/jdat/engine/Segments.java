@@ -141,50 +141,22 @@ class Segments
             {
                 throw Errors.invalidParameter(iovArg, "local_iov[" + i + "] is null");
             }
-            if (t.segmentLength == 0)
+            // each field read once: what was checked is what is used, whatever another thread stores
+            final long len = t.segmentLength;
+            if (len == 0)
             {
                 // a zero-length segment's context and address are not looked at
                 continue;
             }
-            final MemoryRegion last = region(c);
-            final MemoryRegion r = last != null && last.stag == t.lmrContext && last.valid ? last
-                : table.lookup(t.lmrContext);
-            if (r == null || r.window)
-            {
-                throw Errors.privileges(
-                    needWrite ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
-                    String.format("local_iov[%d]: lmr_context 0x%08x names no LMR of this IA", i, t.lmrContext));
-            }
-            if (r.pz != pz)
-            {
-                throw Errors.protection(
-                    needWrite ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
-                    "local_iov[" + i + "]: the LMR is in another protection zone");
-            }
-            // a sink needs local write, a source local read (dat_ep_post_send's page); LOCAL_WRITE
-            // does not imply LOCAL_READ, as DAT's own WRITE_FLAG (0x30) holds no read bit
-            if (needWrite && !r.has(MemPriv.LOCAL_WRITE_FLAG))
-            {
-                throw Errors.privileges(DatReturnSubtype.PRIVILEGES_WRITE,
-                    "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_WRITE_FLAG");
-            }
-            if (!needWrite && !r.has(MemPriv.LOCAL_READ_FLAG))
-            {
-                throw Errors.privileges(DatReturnSubtype.PRIVILEGES_READ,
-                    "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_READ_FLAG");
-            }
-            final long off = r.offsetOf(t.virtualAddress, t.segmentLength);
-            if (off < 0)
-            {
-                throw Errors.invalidParameter(iovArg, "local_iov[" + i + "] lies outside its LMR");
-            }
-            if (tot + t.segmentLength < 0)
+            final long va = t.virtualAddress;
+            final MemoryRegion r = validate(table, region(c), t.lmrContext, va, len, i, pz, needWrite, iovArg);
+            if (tot + len < 0)
             {
                 throw Errors.invalidParameter(iovArg, "local_iov adds up to more than 2^63 bytes");
             }
-            set(c, r, off, t.segmentLength);
+            set(c, r, va - r.base, len);
             c++;
-            tot += t.segmentLength;
+            tot += len;
         }
         if (count != c)
         {
@@ -194,6 +166,64 @@ class Segments
         {
             total = tot;
         }
+    }
+
+    /**
+     * A list of one non-empty segment ({@code va}, {@code len}, read once from the triplet)
+     * validated as {@link #fill} would, for a message placed within its post: returns the region,
+     * where the segment starts at {@code va - base}. Nothing of the list changes but the first
+     * guess (see above), and only when it changes: the count stays 0, as in an empty slot.
+     */
+    final MemoryRegion one(final MemoryTable table, final int lmrContext, final long va, final long len,
+        final PzImpl pz, final boolean needWrite, final int iovArg)
+    {
+        final MemoryRegion r = validate(table, region0, lmrContext, va, len, 0, pz, needWrite, iovArg);
+        if (region0 != r)
+        {
+            region0 = r;
+        }
+        return r;
+    }
+
+    /**
+     * The region of a non-empty segment (triplet {@code i} of its list), checked for the IA, the
+     * zone, the rights and the bounds, or the DAT error: {@code guess} is taken without a look
+     * into the table when it is still what the table would return (see above).
+     */
+    private static MemoryRegion validate(final MemoryTable table, final MemoryRegion guess, final int lmrContext,
+        final long va, final long len, final int i, final PzImpl pz, final boolean needWrite, final int iovArg)
+    {
+        final MemoryRegion r = guess != null && guess.stag == lmrContext && guess.valid ? guess
+            : table.lookup(lmrContext);
+        if (r == null || r.window)
+        {
+            throw Errors.privileges(
+                needWrite ? DatReturnSubtype.PRIVILEGES_WRITE : DatReturnSubtype.PRIVILEGES_READ,
+                String.format("local_iov[%d]: lmr_context 0x%08x names no LMR of this IA", i, lmrContext));
+        }
+        if (r.pz != pz)
+        {
+            throw Errors.protection(
+                needWrite ? DatReturnSubtype.PROTECTION_WRITE : DatReturnSubtype.PROTECTION_READ,
+                "local_iov[" + i + "]: the LMR is in another protection zone");
+        }
+        // a sink needs local write, a source local read (dat_ep_post_send's page); LOCAL_WRITE
+        // does not imply LOCAL_READ, as DAT's own WRITE_FLAG (0x30) holds no read bit
+        if (needWrite && !r.has(MemPriv.LOCAL_WRITE_FLAG))
+        {
+            throw Errors.privileges(DatReturnSubtype.PRIVILEGES_WRITE,
+                "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_WRITE_FLAG");
+        }
+        if (!needWrite && !r.has(MemPriv.LOCAL_READ_FLAG))
+        {
+            throw Errors.privileges(DatReturnSubtype.PRIVILEGES_READ,
+                "local_iov[" + i + "]: the LMR lacks DAT_MEM_PRIV_LOCAL_READ_FLAG");
+        }
+        if (r.offsetOf(va, len) < 0)
+        {
+            throw Errors.invalidParameter(iovArg, "local_iov[" + i + "] lies outside its LMR");
+        }
+        return r;
     }
 
     /** Empties the list; the regions stay as the next post's first guess (see above). */
