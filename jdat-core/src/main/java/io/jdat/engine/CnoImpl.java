@@ -12,6 +12,7 @@ import io.jdat.spi.DatArg;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -31,7 +32,12 @@ final class CnoImpl extends EngineObject implements Cno
     private final Condition triggered = lock.newCondition();
     /** EVDs that reference this CNO (guarded by the IA lock for changes, {@link #lock} for reads). */
     private final List<EvdImpl> evds = new ArrayList<>();
-    private volatile OsWaitProxyAgent agent;
+    /**
+     * The armed agent, or {@link OsWaitProxyAgent#NULL}. {@code dat_cno_modify_agent} stores it
+     * without the lock (an agent re-arms from its own call), so a trigger takes it in one atomic
+     * step: a read and a later write of NULL would wipe out an arming landing between them.
+     */
+    private final AtomicReference<OsWaitProxyAgent> agent;
     /** Threads blocked in wait and not yet released. */
     private int waiters;
     private long generation;
@@ -43,7 +49,7 @@ final class CnoImpl extends EngineObject implements Cno
     CnoImpl(final IaImpl ia, final OsWaitProxyAgent agent)
     {
         super(ia, HandleType.CNO);
-        this.agent = agent == null || agent.isNull() ? OsWaitProxyAgent.NULL : agent;
+        this.agent = new AtomicReference<>(agent == null || agent.isNull() ? OsWaitProxyAgent.NULL : agent);
     }
 
     @Override
@@ -90,12 +96,12 @@ final class CnoImpl extends EngineObject implements Cno
         callAgent(a, null);
     }
 
-    /** The agent to invoke, detached: once invoked it is no longer associated with this CNO. Lock held. */
+    /** The agent to invoke, detached: once invoked it is no longer associated with this CNO. */
     private OsWaitProxyAgent takeAgent()
     {
-        final OsWaitProxyAgent a = agent;
-        agent = OsWaitProxyAgent.NULL;
-        return a;
+        final OsWaitProxyAgent a = agent.get();
+        // unarmed: nothing to take, and no write that an arming could race
+        return a == OsWaitProxyAgent.NULL ? a : agent.getAndSet(OsWaitProxyAgent.NULL);
     }
 
     /** Wakes every waiter with no EVD (IA closed, or the last EVD freed). Lock held. */
@@ -253,7 +259,7 @@ final class CnoImpl extends EngineObject implements Cno
         {
             throw Errors.invalidParameter(DatArg.CNO_AGENT, "an agent with instance data needs a function");
         }
-        agent = newAgent == null || newAgent.isNull() ? OsWaitProxyAgent.NULL : newAgent;
+        agent.set(newAgent == null || newAgent.isNull() ? OsWaitProxyAgent.NULL : newAgent);
     }
 
     @Override
@@ -264,7 +270,7 @@ final class CnoImpl extends EngineObject implements Cno
         if (param != null)
         {
             param.iaHandle = ia;
-            param.agent = agent;
+            param.agent = agent.get();
         }
     }
 
