@@ -39,17 +39,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * consumer-controlled (unsignalled post, or a receive that was not solicited on a solicited-wait
  * stream); errors always do.
  *
- * <p>Direct mode: the receive EVD of one endpoint with no SRQ, and nothing else behind it (no
- * other stream, no CNO, no software events; every completion notifies; the EVD's length at least
- * the endpoint's {@code max_recv_dtos}: the common ping-pong shape) takes its events straight
- * from that endpoint's receive ring ({@link RecvRing}, "Direct mode"): the placer writes the
- * completion into the receive's own slot, {@code dat_evd_dequeue} and {@code dat_evd_wait} read
- * it there, and the consumer's repost reuses the slot. The EVD enters the mode when the endpoint
- * is created (instance data {@code evd_direct}, or {@code -Djdat.evd.direct=true}) and leaves it
- * for good, under its lock, before anything the slots cannot give: another stream attached or the
- * endpoint's detached, a CNO, a resize, any event from another source, a wait with a threshold
- * above one, a flush or resize of the receive queue, a destroy. Leaving moves the completed slots
- * into {@link #ring} in order ({@link #leaveDirect}).
+ * <p>Direct mode ({@link RecvRing}, "Direct mode"): the receive EVD of one endpoint with nothing
+ * else behind it (the common ping-pong shape) takes its completions straight from that endpoint's
+ * receive slots. It enters the mode when the endpoint is created (instance data {@code evd_direct},
+ * or {@code -Djdat.evd.direct=true}) and leaves it for good, under its lock, before anything the
+ * slots cannot give, moving the completed slots into {@link #ring} in order ({@link #leaveDirect}).
  */
 final class EvdImpl extends EngineObject implements EventDispatcher
 {
@@ -486,21 +480,25 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             final long length = b.length();
             if (length >= 0)
             {
-                final long p = claim();
-                if (p < 0)
-                {
-                    overflow();
-                }
-                else
-                {
-                    ring.fillDto(p, directEp, b.cookie(), DtoStatus.SUCCESS, length, null);
-                    commit(p, true);
-                }
+                postMoved(b.cookie(), length);
             }
             e++;
         }
         direct = null;
         d.endDirect(e);
+    }
+
+    /** A completion of direct mode's endpoint into the ring, or the overflow. Lock held. */
+    private void postMoved(final long cookie, final long length)
+    {
+        final long p = claim();
+        if (p < 0)
+        {
+            overflow();
+            return;
+        }
+        ring.fillDto(p, directEp, cookie, DtoStatus.SUCCESS, length, null);
+        commit(p, true);
     }
 
     private void wakeParked()
@@ -534,14 +532,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             }
             final long cookie = b.cookie();
             r.advance();
-            final long at = claim();
-            if (at < 0)
-            {
-                overflow();
-                return;
-            }
-            ring.fillDto(at, directEp, cookie, DtoStatus.SUCCESS, length, null);
-            commit(at, true);
+            postMoved(cookie, length);
         }
         finally
         {
@@ -613,9 +604,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         Errors.checkTimeout(timeoutMicros, DatArg.EVD_WAIT_TIMEOUT);
         if (threshold <= 0 || threshold > ring.capacity())
         {
-            throw Errors.invalidParameter(DatArg.EVD_WAIT_THRESHOLD,
-                "threshold " + threshold + " is outside 1.." + ring.capacity()
-                + " (the EVD's queue length)");
+            throw Errors.invalidParameter(DatArg.EVD_WAIT_THRESHOLD, "threshold " + threshold + " is outside 1.."
+                + ring.capacity() + " (the EVD's queue length)");
         }
         if (event == null)
         {
@@ -691,14 +681,6 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             return DatStatus.SUCCESS;
         }
         return waits.block(timeoutMicros, threshold, event, nmore);
-    }
-
-    static void setNmore(final DatCount nmore, final int value)
-    {
-        if (nmore != null)
-        {
-            nmore.value = value;
-        }
     }
 
     @Override
@@ -868,11 +850,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         resizeLocked(evdMinQlen);
         // a waiter that looked at the old ring while the events were on their way may have
         // parked (it announced itself before it looked): let it look again
-        final Thread w = waiting.thread;
-        if (w != null && waits.parked)
-        {
-            waits.wake(w);
-        }
+        wakeParked();
     }
 
     private void resizeLocked(final int evdMinQlen)
@@ -883,8 +861,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             if (evdMinQlen <= 0 || evdMinQlen > ia.config.maxEvdQlen)
             {
                 throw Errors.invalidParameter(DatArg.EVD_RESIZE_MIN_QLEN,
-                    "queue length " + evdMinQlen + " is outside 1.."
-                    + ia.config.maxEvdQlen);
+                    "queue length " + evdMinQlen + " is outside 1.." + ia.config.maxEvdQlen);
             }
             Locks.lock(lock);
             try

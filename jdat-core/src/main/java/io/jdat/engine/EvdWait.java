@@ -191,7 +191,7 @@ final class EvdWait
                 else if (Thread.interrupted())
                 {
                     waiter.thread = null;
-                    EvdImpl.setNmore(nmore, evd.queued());
+                    setNmore(nmore, evd.queued());
                     throw Errors.interrupted("the waiting thread was interrupted");
                 }
                 else if (System.nanoTime() - deadline >= 0)
@@ -254,7 +254,7 @@ final class EvdWait
         {
             return false;
         }
-        EvdImpl.setNmore(nmore, r.countFrom(taken + 1));
+        setNmore(nmore, r.countFrom(taken + 1));
         return true;
     }
 
@@ -272,16 +272,16 @@ final class EvdWait
                 return true;
             }
             // completed in order: none at the head, none at all
-            EvdImpl.setNmore(nmore, 0);
+            setNmore(nmore, 0);
             return false;
         }
         final long left = evd.ring.takeOrCount(event, evd, threshold);
         if (left >= 0)
         {
-            EvdImpl.setNmore(nmore, evd.ring.countFrom(left + 1));
+            setNmore(nmore, evd.ring.countFrom(left + 1));
             return true;
         }
-        EvdImpl.setNmore(nmore, (int) -(left + 1));
+        setNmore(nmore, (int) -(left + 1));
         return false;
     }
 
@@ -320,6 +320,14 @@ final class EvdWait
         finally
         {
             evd.lock.unlock();
+        }
+    }
+
+    private static void setNmore(final DatCount nmore, final int value)
+    {
+        if (nmore != null)
+        {
+            nmore.value = value;
         }
     }
 }
