@@ -15,7 +15,6 @@ import io.jdat.engine.RecvQueueHarness;
 import io.jdat.loopback.LoopbackLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -53,7 +52,7 @@ import org.junit.jupiter.api.Timeout;
 public class RecvQueueDirectLincheckTest
 {
     /** max_recv_dtos of each endpoint under test. */
-    static final int QUEUE = 2;
+    static final int QUEUE = RecvQueueLincheckTest.QUEUE;
     private static final boolean LONG = Boolean.getBoolean("jdat.lincheck.long");
     private static final long INVOCATION_TIMEOUT_MS = 100_000;
     private static final InterfaceAdapter IA;
@@ -156,60 +155,9 @@ public class RecvQueueDirectLincheckTest
             .check(RecvQueueDirectLincheckTest.class);
     }
 
-    /** The sequential specification: posted receives, the completions queued, connected or not. */
-    public static final class Model
+    /** {@link RecvQueueLincheckTest.Model}, and a move that changes nothing a consumer can see. */
+    public static final class Model extends RecvQueueLincheckTest.Model
     {
-        private final ArrayDeque<Integer> posted = new ArrayDeque<>();
-        private final ArrayDeque<String> completions = new ArrayDeque<>();
-        private boolean connected = true;
-
-        public String post(final int cookie)
-        {
-            if (!connected)
-            {
-                completions.addLast(cookie + " ERR_FLUSHED");
-                return "SUCCESS";
-            }
-            if (posted.size() == QUEUE)
-            {
-                return "INSUFFICIENT_RESOURCES";
-            }
-            posted.addLast(cookie);
-            return "SUCCESS";
-        }
-
-        public boolean send()
-        {
-            if (!connected)
-            {
-                return false;
-            }
-            if (posted.isEmpty())
-            {
-                lose();
-                return false;
-            }
-            completions.addLast(posted.removeFirst() + " SUCCESS");
-            return true;
-        }
-
-        public void lose()
-        {
-            if (connected)
-            {
-                connected = false;
-                while (!posted.isEmpty())
-                {
-                    completions.addLast(posted.removeFirst() + " ERR_FLUSHED");
-                }
-            }
-        }
-
-        public String dequeue()
-        {
-            return completions.isEmpty() ? "QUEUE_EMPTY" : completions.removeFirst();
-        }
-
         public void move()
         {
             // where the events wait is not the consumer's to see

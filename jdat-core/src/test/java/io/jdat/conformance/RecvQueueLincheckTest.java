@@ -135,7 +135,7 @@ public class RecvQueueLincheckTest
     }
 
     /** The sequential specification: posted receives, the completions queued, connected or not. */
-    public static final class Model
+    public static class Model
     {
         private final ArrayDeque<Integer> posted = new ArrayDeque<>();
         private final ArrayDeque<String> completions = new ArrayDeque<>();
