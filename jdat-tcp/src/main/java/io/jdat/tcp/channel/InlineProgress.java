@@ -68,6 +68,11 @@ final class InlineProgress
     /** The consumer thread blocked in {@link #awaitProgress}, if any. */
     private final AtomicReference<Thread> waiter = new AtomicReference<>();
     /**
+     * The longest one blocking select lasts: the waiter comes back at least this often to see its
+     * own deadline and the EVD's state. Tests lengthen it to tell a wake-up from a timeout.
+     */
+    long selectCapMillis = TcpPort.TICK_MILLIS;
+    /**
      * Polls between two stamps of {@link #polledAt}: a poll that reads nothing takes about a
      * microsecond here, {@code System.nanoTime} 25 ns of it, and the stamp only needs to be well
      * within {@link #QUIET_NANOS}.
@@ -148,7 +153,7 @@ final class InlineProgress
             {
                 return true;
             }
-            final long millis = Math.max(1, Math.min(TcpPort.TICK_MILLIS, (nanos + 999_999) / 1_000_000));
+            final long millis = Math.max(1, Math.min(selectCapMillis, (nanos + 999_999) / 1_000_000));
             // the keys are gathered into an array, not the selected-key set: its nodes and its
             // iterator would be allocations per wake-up
             readyCount = 0;
