@@ -159,14 +159,16 @@ class InlineProgressTest
             }
             return Thread.currentThread().getName();
         }, r -> Thread.ofPlatform().name("evd-waiter").daemon().start(r));
-        // let it block in the transport, then send (a fixed sleep was not enough on a loaded
-        // machine: the I/O thread could read the message before the waiter got there)
+        // let it block in the transport and the I/O thread stop watching for reads, then send (a
+        // fixed sleep was not enough on a loaded machine, nor the waiter alone: until the I/O
+        // thread has seen the waiter it still reads, and could read the message first)
         final long registered = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!serverPort.consumers.hasWaiter() && System.nanoTime() - registered < 0)
+        while (!(serverPort.consumers.hasWaiter() && serverPort.quiet) && System.nanoTime() - registered < 0)
         {
             Thread.sleep(1);
         }
         assertTrue(serverPort.consumers.hasWaiter(), "the waiter never blocked in the transport");
+        assertTrue(serverPort.quiet, "the I/O thread never left the reads to the waiter");
         clientChannel.post(send(0, new byte[] {3}));
         clientChannel.flush();
         final String waiter = waited.get(10, TimeUnit.SECONDS);
