@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.registry.Registry;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -217,6 +218,36 @@ class PerfTest
             "--iters", "20", "--inject-corruption");
         assertEquals(Jdat.EXIT_FAILED, bad.code(), bad.all());
         assertTrue(bad.err().contains("data differs at byte"), bad.all());
+    }
+
+    /**
+     * {@code --nonthreadsafe} opens both sides' IAs from the name's {@code nonthreadsafe} entry: a
+     * name whose only entry is {@code threadsafe} runs without the option and is not found with it.
+     */
+    @Test
+    void nonthreadsafeOpensTheNonthreadsafeEntry() throws IOException
+    {
+        final Run r = Run.jdat("perf", "--nonthreadsafe", "--op", "send", "--sizes", "64", "--iters", "300");
+        assertEquals(0, r.code(), r.all());
+        assertTrue(r.out().contains("provider loopback (nonthreadsafe entry)"), r.all());
+        final Path conf = dir.resolve("dat.conf");
+        Files.writeString(conf, "perf-ts u1.2 threadsafe default loopback jdat.0.1 \"\" \"\"\n");
+        System.setProperty(Registry.CONF_PROPERTY, conf.toString());
+        Registry.reload();
+        try
+        {
+            final Run safe = Run.jdat("perf", "-P", "perf-ts", "--op", "send", "--sizes", "64", "--iters", "300");
+            assertEquals(0, safe.code(), safe.all());
+            final Run single = Run.jdat("perf", "-P", "perf-ts", "--nonthreadsafe", "--op", "send", "--sizes", "64",
+                "--iters", "300");
+            assertEquals(Jdat.EXIT_FAILED, single.code(), single.all());
+            assertTrue(single.err().contains("nonthreadsafe"), single.all());
+        }
+        finally
+        {
+            System.clearProperty(Registry.CONF_PROPERTY);
+            Registry.reload();
+        }
     }
 
     @ParameterizedTest

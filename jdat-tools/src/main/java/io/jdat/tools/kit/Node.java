@@ -40,11 +40,11 @@ public final class Node implements AutoCloseable
     private final java.util.List<AutoCloseable> shared = new java.util.ArrayList<>();
     private boolean closed;
 
-    private Node(final String iaName)
+    private Node(final String iaName, final boolean threadSafe)
     {
         this.iaName = iaName;
         final DatOut<EventDispatcher> async = new DatOut<>();
-        this.ia = Dat.iaOpen(iaName, 16, async);
+        this.ia = Dat.iaOpenv(iaName, 16, async, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, threadSafe);
         try
         {
             this.asyncEvd = async.value;
@@ -63,7 +63,17 @@ public final class Node implements AutoCloseable
     /** Opens {@code iaName} ({@code dat_ia_open}) and creates a PZ. */
     public static Node open(final String iaName)
     {
-        return new Node(iaName);
+        return new Node(iaName, Dat.THREADSAFE);
+    }
+
+    /**
+     * Opens {@code iaName} from its {@code threadsafe} or, with {@code threadSafe} false, its
+     * {@code nonthreadsafe} registry entry ({@code dat_ia_openv}), and creates a PZ. An IA of a
+     * {@code nonthreadsafe} entry is for one consumer thread at a time.
+     */
+    public static Node open(final String iaName, final boolean threadSafe)
+    {
+        return new Node(iaName, threadSafe);
     }
 
     /** The IA's attributes (all fields). */

@@ -102,6 +102,11 @@ public final class PerfCommand implements Callable<Integer>
             + "so large RDMA Writes and Reads travel as references instead of through the rings")
     private boolean sharedMemory;
 
+    @Option(names = "--nonthreadsafe",
+        description = "open each side's IA from its nonthreadsafe registry entry (dat_ia_openv with thread safety "
+            + "false: the engine's single-writer path); each side's IA is used by one thread")
+    private boolean nonthreadsafe;
+
     @Option(names = "--depth", defaultValue = "64", paramLabel = "N",
         description = "bandwidth: outstanding requests and receive credits per stream (default: ${DEFAULT-VALUE})")
     private int depth;
@@ -274,7 +279,7 @@ public final class PerfCommand implements Callable<Integer>
 
     private void serve(final PrintWriter out, final PerfSide.Settings settings)
     {
-        try (Node node = Node.open(provider.name()))
+        try (Node node = Node.open(provider.name(), !nonthreadsafe))
         {
             final EventDispatcher crEvd = node.evd(8, null, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = node.ia.pspCreate(listen, crEvd, PspFlags.CONSUMER_FLAG);
@@ -292,7 +297,7 @@ public final class PerfCommand implements Callable<Integer>
     private List<Row> runInProcess(final PrintWriter out, final Plan plan, final PerfSide.Settings settings)
     {
         final AtomicReference<RuntimeException> serverFailure = new AtomicReference<>();
-        try (Node serverNode = Node.open(provider.name()))
+        try (Node serverNode = Node.open(provider.name(), !nonthreadsafe))
         {
             final EventDispatcher crEvd = serverNode.evd(8, null, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = serverNode.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
@@ -332,11 +337,12 @@ public final class PerfCommand implements Callable<Integer>
         final PerfSide.Settings settings, final String where)
     {
         final List<Row> rows = new ArrayList<>();
-        try (Node node = Node.open(provider.name()))
+        try (Node node = Node.open(provider.name(), !nonthreadsafe))
         {
             final PerfSide side = PerfSide.connect(node, server, settings);
             final PerfClient client = new PerfClient(side, corrupt);
-            out.println("jdat perf: provider " + provider.name() + ", " + (where != null ? where : "server " + server)
+            out.println("jdat perf: provider " + provider.name() + (nonthreadsafe ? " (nonthreadsafe entry)" : "")
+                + ", " + (where != null ? where : "server " + server)
                 + "; depth " + depth + ", up to " + iters + " iterations and " + Sizes.format(plan.maxBytes)
                 + " per size");
             if (plan.baseline != null)
