@@ -46,6 +46,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *     copies the message into the connection's ring; the receiver, polling, takes it, places it
  *     into the buffer its own receive descriptor names and writes and reads its own completion
  *     entry: every line but the message's stays on the receiver's core.</li>
+ * <li>{@code engine128}, {@code engine32}, {@code engine16}: the completion in the descriptor as
+ *     jdat's engine lays it out in its direct mode, in the engine's order: a post claims the tail
+ *     by compare-and-set, writes the cookie, then publishes; the placer reads the sequence, copies,
+ *     writes the length, flips the sequence and fences; the consumer reads sequence, cookie and
+ *     length, takes the head by compare-and-set, then looks at the next slot for {@code nmore}
+ *     ({@code -Dhopfloor.look=false} leaves that look out). {@code engine128}: sequence, cookie and
+ *     length 128 bytes apart (the nineteenth step's layout); {@code engine32}: 32 apart, two to a
+ *     line (its {@code direct4}); {@code engine16}: sequence and length 16 apart, four to a line,
+ *     the cookies in an array of their own. {@code -Dhopfloor.slots=N} slots (default 256, what
+ *     {@code jdat perf}'s receive ring has in direct mode).</li>
  * </ul>
  * {@link HopFloorRate} measures the same shapes' one-way message rate, a window of 64.
  * Every ring here is a row of 64-byte slots, each led by a sequence word: a slot holds entry n
@@ -88,6 +98,13 @@ public class HopFloorBenchmark
     private static final int DESC = 6;
     private static final int DESC16 = 7;
     private static final int BATCHED16 = 8;
+    private static final int ENGINE128 = 9;
+    private static final int ENGINE32 = 10;
+    private static final int ENGINE16 = 11;
+    /** The engine shapes' slots: {@code jdat perf}'s 96 receives, doubled and rounded up, by default. */
+    private static final int ENGINE_SLOTS = Integer.getInteger("hopfloor.slots", 256);
+    /** {@code -Dhopfloor.look=false}: the engine shapes' consumer does not look at the next slot. */
+    private static final boolean LOOK = !"false".equals(System.getProperty("hopfloor.look"));
     /** The batched shape's cached words: the sender's view of the head, the receiver's of the tail. */
     private static final int LIMIT = 14;
     private static final int SEEN = 15;
@@ -107,6 +124,9 @@ public class HopFloorBenchmark
         /** The receiver's counters and the sender's, each in the middle of its own array (one thread writes each). */
         final long[] rx = new long[PADDED];
         final long[] tx = new long[PADDED];
+        /** The engine shapes' slots and, for {@code engine16}, their cookies. */
+        final MemorySegment engineSlots;
+        final MemorySegment engineCookies;
 
         Link(final Arena arena, final int size)
         {
@@ -115,6 +135,65 @@ public class HopFloorBenchmark
             messages = arena.allocate(SLOTS * MESSAGE_SLOT, 128);
             buffer = arena.allocate(Math.max(size, 64), 128);
             claims = arena.allocate(512, 128);
+            engineSlots = arena.allocate(ENGINE_SLOTS * 128L, 128);
+            engineCookies = arena.allocate(ENGINE_SLOTS * 8L, 128);
+        }
+
+        /** The engine's post: the tail's compare-and-set, the cookie, then the sequence (release). */
+        void postRecvEngine(final long stride)
+        {
+            final long n = rx[POSTED]++;
+            if (!LONG.compareAndSet(claims, TAIL, n, n + 1))
+            {
+                throw new IllegalStateException("one poster claims here");
+            }
+            final long slot = n % ENGINE_SLOTS;
+            if (stride == 16)
+            {
+                engineCookies.set(ValueLayout.JAVA_LONG, slot * 8, n);
+            }
+            else
+            {
+                engineSlots.set(ValueLayout.JAVA_LONG, slot * stride + 8, n);
+            }
+            LONG.setRelease(engineSlots, slot * stride, n + 1);
+        }
+
+        /** The engine's placer: the sequence, the copy, the length, the flip, the fence and the waiter's word. */
+        void placeEngine(final MemorySegment src, final int size, final long stride)
+        {
+            final long n = tx[PLACED]++;
+            final long d = (n % ENGINE_SLOTS) * stride;
+            awaitSeq(engineSlots, d, n + 1);
+            MemorySegment.copy(src, 0, buffer, 0, size);
+            engineSlots.set(ValueLayout.JAVA_LONG, d + (stride == 16 ? 8 : 16), size);
+            LONG.setRelease(engineSlots, d, -(n + 1));
+            waiterCheck();
+        }
+
+        /** The engine's take: sequence, cookie, length, the head's compare-and-set, the look for {@code nmore}. */
+        boolean pollEngine(final long stride)
+        {
+            final long c = (long) LONG.getVolatile(claims, 128L);
+            final long slot = c % ENGINE_SLOTS;
+            final long d = slot * stride;
+            if ((long) LONG.getAcquire(engineSlots, d) != -(c + 1))
+            {
+                return false;
+            }
+            final long cookie = stride == 16 ? engineCookies.get(ValueLayout.JAVA_LONG, slot * 8)
+                : engineSlots.get(ValueLayout.JAVA_LONG, d + 8);
+            final long length = engineSlots.get(ValueLayout.JAVA_LONG, d + (stride == 16 ? 8 : 16));
+            if (!LONG.compareAndSet(claims, 128L, c, c + 1) || cookie != c)
+            {
+                throw new IllegalStateException("one consumer takes here");
+            }
+            if (LOOK)
+            {
+                final long next = (c + 1) % ENGINE_SLOTS * stride;
+                rx[SEEN] += (long) LONG.getVolatile(engineSlots, next) == -(c + 2) ? 1 : 0;
+            }
+            return length >= 0;
         }
 
         private static long slot(final long n)
@@ -386,7 +465,7 @@ public class HopFloorBenchmark
     public static class Rig
     {
         @Param({"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail", "evdWaiterLine",
-            "descCompletes", "descCompletes16", "batched16"})
+            "descCompletes", "descCompletes16", "batched16", "engine128", "engine32", "engine16"})
         public String shape;
 
         @Param({"64"})
@@ -424,6 +503,9 @@ public class HopFloorBenchmark
                 case "descCompletes" -> DESC;
                 case "descCompletes16" -> DESC16;
                 case "batched16" -> BATCHED16;
+                case "engine128" -> ENGINE128;
+                case "engine32" -> ENGINE32;
+                case "engine16" -> ENGINE16;
                 default -> throw new IllegalArgumentException("no shape " + shape);
             };
             arena = Arena.ofShared();
@@ -469,6 +551,9 @@ public class HopFloorBenchmark
                 case DESC -> link.postRecvPacked(SLOT, size);
                 case DESC16 -> link.postRecvPacked(16, size);
                 case BATCHED16 -> link.postRecvBatched(size);
+                case ENGINE128 -> link.postRecvEngine(128);
+                case ENGINE32 -> link.postRecvEngine(32);
+                case ENGINE16 -> link.postRecvEngine(16);
                 default -> link.postRecv(size);
             }
         }
@@ -488,6 +573,9 @@ public class HopFloorBenchmark
                 case DESC -> link.placeInDescriptor(from, size, SLOT);
                 case DESC16 -> link.placeInDescriptor(from, size, 16);
                 case BATCHED16 -> link.placeBatched(from, size);
+                case ENGINE128 -> link.placeEngine(from, size, 128);
+                case ENGINE32 -> link.placeEngine(from, size, 32);
+                case ENGINE16 -> link.placeEngine(from, size, 16);
                 default -> link.pushMessage(from, size);
             }
         }
@@ -504,6 +592,9 @@ public class HopFloorBenchmark
                 case DESC -> link.pollDescriptor(SLOT);
                 case DESC16 -> link.pollDescriptor(16);
                 case BATCHED16 -> link.pollBatched();
+                case ENGINE128 -> link.pollEngine(128);
+                case ENGINE32 -> link.pollEngine(32);
+                case ENGINE16 -> link.pollEngine(16);
                 default -> link.pollMessage();
             };
         }
@@ -538,14 +629,17 @@ public class HopFloorBenchmark
      * median round trip and its median ratio to the queue's in the same round, then each round's
      * round trips (ns), shapes in the order of the first lines.
      * {@code java -cp jdat-benchmarks.jar io.jdat.bench.HopFloorBenchmark [rounds] [trips]}
+     * ({@code -Dhopfloor.shapes=a,b}: the queue and those shapes only)
      */
     public static void main(final String[] args) throws InterruptedException
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         final int trips = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
-        final String[] shapes = {"queue", "senderPlaces", "senderPlacesEvd", "receiverPlaces", "evdReadsTail",
-            "evdWaiterLine",
-            "descCompletes", "descCompletes16", "batched16"};
+        // -Dhopfloor.shapes=a,b: the queue and those shapes only
+        final String only = System.getProperty("hopfloor.shapes");
+        final String[] shapes = only != null ? ("queue," + only).split(",") : new String[] {"queue", "senderPlaces",
+            "senderPlacesEvd", "receiverPlaces", "evdReadsTail", "evdWaiterLine",
+            "descCompletes", "descCompletes16", "batched16", "engine128", "engine32", "engine16"};
         final Rig[] rigs = new Rig[shapes.length];
         for (int k = 0; k < shapes.length; k++)
         {
