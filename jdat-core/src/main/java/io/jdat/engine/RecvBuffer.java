@@ -14,8 +14,15 @@ import java.lang.invoke.VarHandle;
  *     +0 seq     on a receive queue: its position + 1 once posted ({@link RecvRing}),
  *                written with release, read with acquire
  *     +1 cookie  the consumer's cookie of the post
- *     +2 length  in a ring's direct mode: the length of the completed receive, -1 for a hole
+ *     +2 length  after a ring's direct mode ended: the length of a completed receive, -1 for a hole
  *     +3 .. +15  unused: no two slots' fields are within a line of each other
+ *
+ *   packed (a ring built for direct mode, {@link RecvRing#direct}): 2 longs (16 bytes) per slot,
+ *   four slots to a line, what the placer touches alone:
+ *     lines[at]      +0 seq     as above, and -(position + 1) once complete
+ *                    +1 length  the completed receive's length, -1 for a hole
+ *     cookies[i]     the cookie, in an array of its own: written by the poster and read by the
+ *                    consumer (the same thread in a ping-pong), never by the placer in direct mode
  * </pre>
  *
  * <p>The two fields a repost of the same buffer changes lie side by side in the ring's array,
@@ -31,13 +38,16 @@ final class RecvBuffer extends Segments
     static final int STRIDE = 16;
     /** The longs of a slot's fields, at the start of its stride. */
     static final int FIELDS = 3;
+    /** Packed: longs from one slot's fields to the next's (sequence and length), four slots to a line. */
+    static final int PACKED_STRIDE = 2;
     private static final int SEQ = 0;
-    private static final int COOKIE = 1;
-    private static final int LENGTH = 2;
     private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] lines;
     private final int at;
+    private final int lengthAt;
+    private final long[] cookies;
+    private final int cookieAt;
     int flags;
     /** The SRQ it came from, or null. */
     SrqImpl srq;
@@ -50,12 +60,26 @@ final class RecvBuffer extends Segments
         this(maxIov, new long[STRIDE], 0);
     }
 
-    /** A ring's slot whose fields start at {@code lines[at]}. */
+    /** A ring's slot whose fields start at {@code lines[at]}, 128 bytes from its neighbours'. */
     RecvBuffer(final int maxIov, final long[] lines, final int at)
     {
         super(maxIov);
         this.lines = lines;
         this.at = at;
+        this.lengthAt = at + 2;
+        this.cookies = lines;
+        this.cookieAt = at + 1;
+    }
+
+    /** A packed slot: sequence and length at {@code lines[at]}, the cookie at {@code cookies[cookieAt]}. */
+    RecvBuffer(final int maxIov, final long[] lines, final int at, final long[] cookies, final int cookieAt)
+    {
+        super(maxIov);
+        this.lines = lines;
+        this.at = at;
+        this.lengthAt = at + 1;
+        this.cookies = cookies;
+        this.cookieAt = cookieAt;
     }
 
     /** Where its fields start in its ring's array (a proof of the ring's layout). */
@@ -67,28 +91,28 @@ final class RecvBuffer extends Segments
     /** The consumer's cookie of the post. */
     long cookie()
     {
-        return (long) LONG.get(lines, at + COOKIE);
+        return (long) LONG.get(cookies, cookieAt);
     }
 
     /**
-     * Sets the cookie, whether it changes or not: the publish stores the sequence beside it anyway,
-     * so the store costs no other line.
+     * Sets the cookie, whether it changes or not: the publish stores the sequence beside it anyway
+     * (packed: on the poster's and consumer's line of cookies), so the store costs no other line.
      */
     void cookie(final long userCookie)
     {
-        LONG.set(lines, at + COOKIE, userCookie);
+        LONG.set(cookies, cookieAt, userCookie);
     }
 
     /** In a ring's direct mode: the completed receive's length, -1 for a hole (written before the flip). */
     long length()
     {
-        return (long) LONG.get(lines, at + LENGTH);
+        return (long) LONG.get(lines, lengthAt);
     }
 
     /** Sets the completed receive's length; the flip of {@link #seq} publishes it. */
     void length(final long length)
     {
-        LONG.set(lines, at + LENGTH, length);
+        LONG.set(lines, lengthAt, length);
     }
 
     /** The sequence word with a volatile read (a look that must not pass an earlier store). */

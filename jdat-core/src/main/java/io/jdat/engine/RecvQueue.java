@@ -358,8 +358,7 @@ final class RecvQueue
     void enterDirect(final EvdImpl evd)
     {
         final RecvRing r = ring;
-        // twice the slots: completions not yet dequeued hold theirs while as many receives are posted
-        final RecvRing next = new RecvRing(r.capacity(), ep.attr.maxRecvIov, r.singleWriter, 2 * r.capacity());
+        final RecvRing next = RecvRing.direct(r.capacity(), ep.attr.maxRecvIov, r.singleWriter);
         next.enterDirect(evd);
         ring = next;
     }

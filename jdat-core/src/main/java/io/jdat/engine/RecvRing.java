@@ -55,6 +55,9 @@ import java.lang.invoke.VarHandle;
  *   b.seq     p + 1 posted; -(p + 1) complete (the placer wrote b.length, then flipped it with
  *             a release store, then a full fence before it reads {@code mode} and the waiter)
  *   b.length  the received length; -1 for a hole (a consumer skips it, no event)
+ *   layout    a ring built for the mode ({@link #direct}) packs each slot's seq and length into
+ *             16 bytes, four slots to a line, and keeps the cookies in an array of their own:
+ *             the line the placer completes is the one the consumer's repost writes next
  *   head      the oldest completed-not-dequeued position; consumers take it by compare-and-set
  *             (several threads of a threadsafe IA and the one of a nonthreadsafe IA alike);
  *             MOVED_BIT set for good once the mode ended
@@ -116,24 +119,55 @@ final class RecvRing extends ClaimedRing
     /** An empty ring, open; {@code singleWriter}: one posting thread, claims without an atomic. */
     RecvRing(final int capacity, final int maxIov, final boolean singleWriter)
     {
-        this(capacity, maxIov, singleWriter, capacity);
+        this(capacity, maxIov, singleWriter, capacity, false);
     }
 
-    /** An empty ring, open, with at least {@code slotsAtLeast} slots (direct mode wants twice the capacity). */
-    RecvRing(final int capacity, final int maxIov, final boolean singleWriter, final int slotsAtLeast)
+    /**
+     * An empty ring, open, with at least {@code slotsAtLeast} slots; {@code packed}: four slots'
+     * sequence and length to a line, the cookies in an array of their own ({@link RecvBuffer}).
+     */
+    private RecvRing(final int capacity, final int maxIov, final boolean singleWriter, final int slotsAtLeast,
+        final boolean packed)
     {
         super(capacity);
         this.singleWriter = singleWriter;
         final int want = Math.max(capacity, slotsAtLeast);
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, want - 1)) << 1);
         this.slots = new RecvBuffer[physical];
-        // each slot's sequence and cookie in one array, 128 bytes apart (RecvBuffer)
-        final long[] lines = new long[physical * RecvBuffer.STRIDE];
-        for (int i = 0; i < physical; i++)
+        if (packed)
         {
-            slots[i] = new RecvBuffer(maxIov, lines, i * RecvBuffer.STRIDE);
+            // a line's worth of longs before the first slot and after the last: the array's header
+            // (its length, which every access reads) and its neighbours on the heap share no line
+            // with the slots the placer writes
+            final long[] lines = new long[PACKED_PAD + physical * RecvBuffer.PACKED_STRIDE + PACKED_PAD];
+            final long[] cookies = new long[physical];
+            for (int i = 0; i < physical; i++)
+            {
+                slots[i] = new RecvBuffer(maxIov, lines, PACKED_PAD + i * RecvBuffer.PACKED_STRIDE, cookies, i);
+            }
+        }
+        else
+        {
+            // each slot's sequence and cookie in one array, 128 bytes apart (RecvBuffer)
+            final long[] lines = new long[physical * RecvBuffer.STRIDE];
+            for (int i = 0; i < physical; i++)
+            {
+                slots[i] = new RecvBuffer(maxIov, lines, i * RecvBuffer.STRIDE);
+            }
         }
         this.mask = physical - 1;
+    }
+
+    /** Longs before a packed ring's first slot and after its last. */
+    private static final int PACKED_PAD = 8;
+
+    /**
+     * An empty ring for direct mode, open: twice the slots (completions not yet dequeued hold
+     * theirs while {@code capacity} receives are posted), packed four to a line.
+     */
+    static RecvRing direct(final int capacity, final int maxIov, final boolean singleWriter)
+    {
+        return new RecvRing(capacity, maxIov, singleWriter, 2 * capacity, true);
     }
 
     /** Receives posted and not yet taken (a snapshot; claims in flight count). */

@@ -244,4 +244,47 @@ class RecvRingTest
         // the bound counts positions at or above what was released
         assertEquals(RecvRing.FULL, next.claimBounded(1, 2));
     }
+
+    /**
+     * A ring built for direct mode packs each slot's sequence and length into 16 bytes, four slots
+     * to a line, and keeps the cookies apart: every completion, placed while its neighbours wait
+     * completed or posted beside it, reads back with its own cookie and its own length, lap after
+     * lap around the slots.
+     */
+    @Test
+    void directSlotsPackFourToALineEachWithItsOwnCookieAndLength()
+    {
+        final int capacity = 8;
+        final RecvRing r = RecvRing.direct(capacity, 1, false);
+        for (int i = 1; i < 2 * capacity; i++)
+        {
+            assertEquals(RecvBuffer.PACKED_STRIDE, r.slot(i).fieldsAt() - r.slot(i - 1).fieldsAt(),
+                "slot " + i + "'s fields lie 16 bytes after the last slot's");
+        }
+        final io.jdat.DatEvent e = new io.jdat.DatEvent();
+        long expect = 0;
+        for (int lap = 0; lap < 5; lap++)
+        {
+            final long[] at = new long[capacity];
+            for (int i = 0; i < capacity; i++)
+            {
+                at[i] = r.claim();
+                r.slot(at[i]).setCookieAndFlags(1000L * lap + i, 0);
+                r.publish(at[i]);
+            }
+            // every one completed before any is taken: each neighbour's fields written beside it
+            for (int i = 0; i < capacity; i++)
+            {
+                assertEquals(at[i], r.placeDirect(r.slot(at[i]), 500 + 10L * lap + i));
+            }
+            for (int i = 0; i < capacity; i++)
+            {
+                assertEquals(expect++, r.takeDirect(e, null, null), "receive " + i + " of lap " + lap);
+                assertEquals(1000L * lap + i, e.dto.userCookie, "the cookie of receive " + i + " of lap " + lap);
+                assertEquals(500 + 10L * lap + i, e.dto.transferredLength,
+                    "the length of receive " + i + " of lap " + lap);
+            }
+            assertEquals(RecvRing.EMPTY, r.takeDirect(e, null, null));
+        }
+    }
 }
