@@ -115,6 +115,10 @@ class TcpReceiveFuzzTest
     private static Lmr a;
     private static Lmr b;
     private static ServerSocket listener;
+    /** RDMA Reads an endpoint of the IA serves at most ({@code max_rdma_read_per_ep}). */
+    private static int maxReadsIn;
+    /** The IRD and ORD a Request without the RFC 6581 word stands for ({@code rev1_ird_ord}'s default). */
+    private static final int REV1_IRD_ORD = 1;
     /** Open file descriptors after the first input (-1 before), and how many more may be open. */
     private static long baselineFds = -1;
     private static final int FD_SLACK = 64;
@@ -127,6 +131,7 @@ class TcpReceiveFuzzTest
         a = v.a;
         b = v.b;
         psp = node.ia.pspCreateAny(v.crEvd, PspFlags.CONSUMER_FLAG);
+        maxReadsIn = node.query().maxRdmaReadPerEpIn;
         listener = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         listener.setSoTimeout(5000);
     }
@@ -168,6 +173,10 @@ class TcpReceiveFuzzTest
             seeds.add(arguments(input(OPT_ACTIVE | OPT_READ | (crc ? OPT_FIX_CRC : 0), reply, stream)));
         }
         seeds.add(arguments(input(OPT_REJECT, RawPeer.frame(true, 0, Mpa.REVISION_1, null, HELLO), new byte[0])));
+        // a Request whose initiator would issue more RDMA Reads than an endpoint serves: the
+        // accept fails, and nothing else may make it fail
+        seeds.add(arguments(input(0, RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1000),
+            HELLO), new byte[0])));
         // a Write one byte past region A, and one into region B
         seeds.add(arguments(input(0, RawPeer.frame(true, Mpa.FLAG_ENHANCED, Mpa.REVISION_2, Mpa.IrdOrd.of(1, 1), HELLO),
             fpdus(false, RawMessage.write(0, A_SIZE - 10, payload)))));
@@ -349,7 +358,11 @@ class TcpReceiveFuzzTest
                 if (reply == null)
                 {
                     // the endpoint cannot serve the RDMA Reads the initiator asked for: the
-                    // connection is reset, and the consumer's accept fails
+                    // connection is reset, and the consumer's accept fails. Only then: an accept
+                    // that fails for any other reason is a finding, not this outcome
+                    final int asked = request.irdOrd() != null ? request.irdOrd().ord() : REV1_IRD_ORD;
+                    assertTrue(asked > maxReadsIn, "no Reply to " + request + ", although the " + asked
+                        + " RDMA Reads it asks to issue fit the endpoint's " + maxReadsIn);
                     final DatEvent ev = next(v.connEvd, "the failed accept");
                     assertTrue(ev.is(EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR), ev.toString());
                     socket.close();
