@@ -103,7 +103,10 @@ class TcpDataTest
     @CsvSource(delimiter = '|', value = {"p2p=true|true", "p2p=false|false", "mpa_revision=1|false"})
     void theResponderSpeaksFirstOnlyInPeerToPeerMode(final String clientData, final boolean p2p)
     {
-        try (TcpNode c = TcpNode.open(clientData); TcpNode s = TcpNode.open())
+        // the responder holds its Send for a minute, not the default second: within the five
+        // seconds each completion is waited for, only the initiator's first FPDU (or, peer to
+        // peer, its ready-to-receive message) can let it go
+        try (TcpNode c = TcpNode.open(clientData); TcpNode s = TcpNode.open("responder_wait_ms=60000"))
         {
             final Lmr cm = c.lmr(8192);
             final Lmr sm = s.lmr(8192);
@@ -159,9 +162,11 @@ class TcpDataTest
     @org.junit.jupiter.api.Test
     void aResponderWhoseInitiatorStaysSilentSendsAfterResponderWaitMs()
     {
-        try (TcpNode c = TcpNode.open("p2p=false"); TcpNode s = TcpNode.open("responder_wait_ms=700"))
+        // longer than the default (1 s) by more than a tick: a responder that held its Send for the
+        // default instead would send within the quiet time below
+        try (TcpNode c = TcpNode.open("p2p=false"); TcpNode s = TcpNode.open("responder_wait_ms=2500"))
         {
-            assertEquals("700", s.query().transportAttr("jdat.tcp.responder_wait_ms"));
+            assertEquals("2500", s.query().transportAttr("jdat.tcp.responder_wait_ms"));
             final Lmr cm = c.lmr(8192);
             final Lmr sm = s.lmr(8192);
             final TcpConnectionTest.Pair pair = TcpConnectionTest.connect(c, s, null, null);
@@ -171,7 +176,8 @@ class TcpDataTest
             // the initiator (no peer-to-peer mode) never speaks first, as siw's under dapltest -T P
             pair.server().ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(sm, 4096, 64)}, 3,
                 CompletionFlags.DEFAULT_FLAG);
-            assertTrue(TcpNode.quiet(pair.client().recv(), 300), "the responder did not hold its Send");
+            assertTrue(TcpNode.quiet(pair.client().recv(), 1500), "the responder did not hold its Send for"
+                + " responder_wait_ms");
             completed(pair.client().recv(), 1, 64);
             assertEquals(-1, BytePattern.mismatch(cm.memory(), 0, 64, 8));
             completed(pair.server().req(), 3, 64);
