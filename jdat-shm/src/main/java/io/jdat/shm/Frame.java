@@ -86,9 +86,12 @@ final class Frame
         };
     }
 
-    static void header(final MemorySegment d, final long at, final int length, final int type, final int flags)
+    /**
+     * The record's type and flags; its length is the word that publishes it, stored last by
+     * {@link SpscRing#commit()}.
+     */
+    static void header(final MemorySegment d, final long at, final int type, final int flags)
     {
-        d.set(ValueLayout.JAVA_INT, at + LENGTH, length);
         d.set(ValueLayout.JAVA_INT, at + TYPE, typeWord(type, flags));
     }
 

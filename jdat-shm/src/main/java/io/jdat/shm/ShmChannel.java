@@ -172,7 +172,7 @@ final class ShmChannel implements Channel, Work
             {
                 return false;
             }
-            Frame.header(txData, at, header + len, opcode, Frame.FLAG_LAST);
+            Frame.header(txData, at, opcode, Frame.FLAG_LAST);
             Frame.untagged(txData, at, msn, 0);
             if (len > 0)
             {
@@ -424,7 +424,7 @@ final class ShmChannel implements Channel, Work
                 {
                     break;
                 }
-                Frame.header(txData, at, Frame.HEADER, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
+                Frame.header(txData, at, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
                 Frame.terminate(txData, at, t);
                 tx.commit();
                 current = null;
@@ -444,7 +444,7 @@ final class ShmChannel implements Channel, Work
                 {
                     break;
                 }
-                Frame.header(txData, at, Frame.HEADER, Frame.CLOSE, Frame.FLAG_LAST);
+                Frame.header(txData, at, Frame.CLOSE, Frame.FLAG_LAST);
                 tx.commit();
                 closeEnd = tx.position();
                 state = CLOSING;
@@ -510,7 +510,7 @@ final class ShmChannel implements Channel, Work
             {
                 return false;
             }
-            Frame.header(txData, at, Frame.HEADER, op, Frame.FLAG_LAST);
+            Frame.header(txData, at, op, Frame.FLAG_LAST);
             Frame.readRequest(txData, at, m.msn(), m.stag(), m.to(), m.readSize(), m.srcStag(), m.srcTo());
             tx.commit();
             return true;
@@ -530,7 +530,7 @@ final class ShmChannel implements Channel, Work
                 return false;
             }
             final boolean last = msgDone + chunk == total;
-            Frame.header(txData, at, header + chunk, op, last ? Frame.FLAG_LAST : 0);
+            Frame.header(txData, at, op, last ? Frame.FLAG_LAST : 0);
             switch (op)
             {
                 case RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_SE -> Frame.untagged(txData, at, m.msn(), (int) msgDone);
@@ -592,7 +592,7 @@ final class ShmChannel implements Channel, Work
                 return false;
             }
             final boolean last = msgDone + n == total;
-            Frame.header(txData, at, Frame.HEADER, op, Frame.FLAG_DIRECT | (last ? Frame.FLAG_LAST : 0));
+            Frame.header(txData, at, op, Frame.FLAG_DIRECT | (last ? Frame.FLAG_LAST : 0));
             Frame.tagged(txData, at, m.stag(), m.to() + msgDone);
             Frame.direct(txData, at, shared.pid, shared.seq, n, shared.offsetOf(address));
             tx.commit();
@@ -635,35 +635,36 @@ final class ShmChannel implements Channel, Work
             return 0;
         }
         int n = 0;
-        long avail = rx.available();
-        while (avail > 0 && n < budget)
+        while (n < budget)
         {
             if (abortRequested)
             {
                 return n;
             }
+            // each field is read once: the peer may change the bytes under us
+            final int length = rx.next();
+            if (length == 0)
+            {
+                return n;
+            }
             final long at = rx.readIndex();
             final long toEnd = rx.toEnd();
-            // each field is read once: the peer may change the bytes under us
-            final int length = rxData.get(ValueLayout.JAVA_INT, at + Frame.LENGTH);
             final int word = rxData.get(ValueLayout.JAVA_INT, at + Frame.TYPE);
             final int type = Frame.type(word);
             if (type == Frame.PAD)
             {
-                if (length != toEnd || toEnd > avail)
+                if (length != toEnd)
                 {
                     throw Corrupt.framing("PAD of " + length + " bytes where " + toEnd + " remain");
                 }
                 rx.consume(toEnd);
-                avail -= toEnd;
                 continue;
             }
             final int flags = Frame.flags(word);
             final int header = Frame.headerLength(type, flags);
-            if (length < header || length > toEnd || SpscRing.aligned(length) > avail)
+            if (length < header || length > toEnd)
             {
-                throw Corrupt.framing("record of " + length + " bytes (" + avail + " published, " + toEnd
-                    + " before the end)");
+                throw Corrupt.framing("record of " + length + " bytes (" + toEnd + " before the end)");
             }
             final int size = SpscRing.aligned(length);
             final boolean last = (flags & Frame.FLAG_LAST) != 0;
@@ -744,7 +745,6 @@ final class ShmChannel implements Channel, Work
                 return n + 1;
             }
             rx.consume(size);
-            avail -= size;
             n++;
         }
         return n;
@@ -929,7 +929,7 @@ final class ShmChannel implements Channel, Work
             final long at = tx.claim(Frame.HEADER);
             if (at >= 0)
             {
-                Frame.header(txData, at, Frame.HEADER, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
+                Frame.header(txData, at, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
                 Frame.terminate(txData, at, info);
                 tx.commit();
             }

@@ -23,16 +23,25 @@ import java.lang.foreign.ValueLayout;
 
  *   data (capacity bytes, a power of two)
  *     a record starts at (position &amp; (capacity - 1)), ALIGN-byte aligned, and never wraps: a record
- *     that would cross the end is preceded by a PAD record that fills the rest of the ring
+ *     that would cross the end is preceded by a PAD record that fills the rest of the ring (the
+ *     PAD's length word is stored after the record's, so the consumer never reads the start of
+ *     the ring before the record there is whole)
  *     +--------+--------+------------------------------------------------+
  *     | length | type   | the rest of the record (see Frame)             |  length rounded up to ALIGN
  *     +--------+--------+------------------------------------------------+
  * </pre>
- * Publication (a Lamport queue): the producer writes a record with plain stores, then stores
- * {@code tail} with release; the consumer loads {@code tail} with acquire, so it sees every byte of
- * every record below it. The consumer stores {@code head} with release once it is done with a
- * record (it has delivered it); the producer loads {@code head} with acquire before it writes
- * over that space again, so the consumer's reads come before the producer's overwrite.
+ * Publication (as Agrona's and Aeron's logs do it): a record's length word publishes it. The
+ * producer writes the record with plain stores, its length word left zero, stores zero into the
+ * length word where the next record will start (the room a claim asks for includes it), then
+ * stores the record's length with release, then {@code tail} with release; the consumer loads the
+ * length word at its position with acquire ({@link #next()}): zero means nothing yet, anything
+ * else that it sees every byte of the record. So a consumer that keeps up with the producer reads
+ * only the lines the records are on, where loading the tail moved one more line between the cores
+ * for every poll (the producer stores it per record). The tail is still published, for the
+ * consumer's futex sleep and for the check of a withdrawn cut. The consumer stores {@code head}
+ * with release once it is done with a record (it has delivered it); the producer loads
+ * {@code head} with acquire before it writes over that space again, so the consumer's reads come
+ * before the producer's overwrite.
  *
  * <p>Withdrawal (an abrupt close): the consumer claims each record before it delivers it, by
  * moving {@code cut} from the end of the previous record to the end of this one with a
@@ -63,7 +72,8 @@ import java.lang.foreign.ValueLayout;
  * <p>Neither side trusts the other: each keeps its own position in a private field and only
  * publishes it, never reads it back; the other side's word is checked on every load
  * ({@code 0 <= tail - head <= capacity}, multiple of {@link #ALIGN}, the head never moving back) and a bad one
- * throws {@link Corrupt}.
+ * throws {@link Corrupt}; a record's length word is checked by its reader ({@code ShmChannel}) against
+ * the bytes left before the end of the ring.
  *
  * <p>Why not Agrona's {@code OneToOneRingBuffer}: Agrona 2.x reaches {@code jdk.internal.misc.Unsafe}
  * (every JVM that loaded jdat would need {@code --add-exports java.base/jdk.internal.misc=...}),
@@ -97,6 +107,10 @@ final class SpscRing
     /** Producer: the consumer's head as last loaded. */
     private long knownHead;
     private int claimed;
+    /** Producer: the record claimed, its length word, and the PAD before it (or -1). */
+    private long claimedAt;
+    private int claimedLength;
+    private long padAt = -1;
     /** Consumer: the cut as it last set it. */
     private long cut;
     /** Consumer: where the producer's withdrawal ends the deliveries, or -1 while it has not withdrawn. */
@@ -161,7 +175,8 @@ final class SpscRing
         final int size = aligned(length);
         final long index = position & mask;
         final long toEnd = capacity - index;
-        final long need = size <= toEnd ? size : toEnd + size;
+        // and ALIGN bytes after the record, where the next record's length word is zeroed
+        final long need = (size <= toEnd ? size : toEnd + size) + ALIGN;
         if (position + need - knownHead > capacity)
         {
             loadHead();
@@ -171,19 +186,40 @@ final class SpscRing
             }
         }
         claimed = size;
+        claimedLength = length;
         if (size <= toEnd)
         {
+            claimedAt = index;
             return index;
         }
-        data.set(ValueLayout.JAVA_INT, index, (int) toEnd);
+        // the PAD's length word (zero until commit) publishes it after the record at 0
         data.set(ValueLayout.JAVA_INT, index + 4, Frame.PAD);
+        padAt = index;
         position += toEnd;
+        claimedAt = 0;
         return 0;
     }
 
-    /** Producer: publishes the record just claimed (and the PAD before it, if any). */
+    /**
+     * Producer: publishes the record just claimed (and the PAD before it, if any): zeroes the
+     * length word where the next record will start, then stores the record's length with release
+     * (the consumer loads it with acquire, {@link #next()}), then the PAD's, then the tail.
+     */
     void commit()
     {
+        commit(claimedLength);
+    }
+
+    /** As {@link #commit()}, with the length word given (a test forges one). */
+    void commit(final int length)
+    {
+        data.set(ValueLayout.JAVA_INT, (claimedAt + claimed) & mask, 0);
+        Shared.setIntRelease(data, claimedAt, length);
+        if (padAt >= 0)
+        {
+            Shared.setIntRelease(data, padAt, (int) (capacity - padAt));
+            padAt = -1;
+        }
         position += claimed;
         claimed = 0;
         Shared.setLongRelease(control, TAIL, position);
@@ -380,12 +416,22 @@ final class SpscRing
     }
 
     /**
+     * Consumer: the length word of the next record, loaded with acquire: 0 while the producer has
+     * not published it (no check: the caller checks it against {@link #toEnd()}).
+     */
+    int next()
+    {
+        return Shared.getIntAcquire(data, position & mask);
+    }
+
+    /**
      * Consumer, a hint without the consumer's lock: whether the producer published beyond what
-     * was consumed (no check; {@link #available()} checks).
+     * was consumed (the next record's length word: the line the record is read from anyway, where
+     * the tail is a line the producer writes for every record).
      */
     boolean published()
     {
-        return Shared.getLongAcquire(control, TAIL) != position;
+        return next() != 0;
     }
 
     /** Consumer: the offset in {@link #data()} of the next record. */

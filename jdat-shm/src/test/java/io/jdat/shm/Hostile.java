@@ -88,7 +88,7 @@ final class Hostile implements AutoCloseable
             throw new IllegalStateException("ring full");
         }
         final MemorySegment d = tx.data();
-        Frame.header(d, at, header + payload.length, type, flags);
+        Frame.header(d, at, type, flags);
         d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
         d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
         if (header >= Frame.STAG + 4)

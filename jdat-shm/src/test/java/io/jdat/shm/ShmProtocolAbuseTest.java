@@ -154,7 +154,7 @@ class ShmProtocolAbuseTest
             for (int msn = 1; msn <= ird + 1; msn++)
             {
                 final long at = h.tx.claim(Frame.HEADER);
-                Frame.header(h.tx.data(), at, Frame.HEADER, RdmapOpcode.RDMA_READ_REQUEST, Frame.FLAG_LAST);
+                Frame.header(h.tx.data(), at, RdmapOpcode.RDMA_READ_REQUEST, Frame.FLAG_LAST);
                 Frame.readRequest(h.tx.data(), at, msn, 0x77, 0, RECV, lmr.rmrContext(), lmr.registeredAddress());
                 h.tx.commit();
             }
@@ -222,7 +222,7 @@ class ShmProtocolAbuseTest
             // the first segment of a Send, then the peer's Terminate
             send(h, 1, 0, false, 1000);
             final long at = h.tx.claim(Frame.HEADER);
-            Frame.header(h.tx.data(), at, Frame.HEADER, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
+            Frame.header(h.tx.data(), at, RdmapOpcode.TERMINATE, Frame.FLAG_LAST);
             Frame.terminate(h.tx.data(), at, TerminateInfo.of(TerminateCodes.LAYER_RDMAP,
                 TerminateCodes.RDMAP_REMOTE_OPERATION, TerminateCodes.RDMAP_CATASTROPHIC_STREAM));
             h.tx.commit();

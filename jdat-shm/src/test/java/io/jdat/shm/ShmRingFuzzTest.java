@@ -432,7 +432,7 @@ class ShmRingFuzzTest
                 return;
             }
             final MemorySegment d = h.tx.data();
-            Frame.header(d, at, header + n + delta, type, flags);
+            Frame.header(d, at, type, flags);
             d.set(ValueLayout.JAVA_INT, at + Frame.MSN, msn);
             d.set(ValueLayout.JAVA_INT, at + Frame.MO, mo);
             if (header >= Frame.STAG + 4)
@@ -449,7 +449,8 @@ class ShmRingFuzzTest
             MemorySegment.copy(in.array(), in.arrayOffset() + in.position(), d, ValueLayout.JAVA_BYTE,
                 at + header, n);
             in.position(in.position() + n);
-            h.tx.commit();
+            // the length word, perhaps off by delta, publishes the record
+            h.tx.commit(header + n + delta);
         }
     }
 

@@ -98,7 +98,6 @@ public class SpscRingLincheckTest
         }
         final MemorySegment d = producer.data();
         final long seq = nextProduced++;
-        d.set(ValueLayout.JAVA_INT, at, length);
         d.set(ValueLayout.JAVA_INT, at + 4, DATA);
         d.set(ValueLayout.JAVA_LONG, at + 8, seq);
         for (int i = 0; i < words; i++)
@@ -185,7 +184,8 @@ public class SpscRingLincheckTest
             final long size = SpscRing.aligned(RECORD_HEADER + 8 * words);
             final long toEnd = CAPACITY - (tail & (CAPACITY - 1));
             final long need = size <= toEnd ? size : toEnd + size;
-            if (tail + need - head > CAPACITY)
+            // and the next record's length word, zeroed before this one is published
+            if (tail + need + SpscRing.ALIGN - head > CAPACITY)
             {
                 return -1;
             }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
  * (overwritten before it was consumed), a lost or repeated one fails the test. This is the
  * continuous counterpart of {@link SpscRingLincheckTest}: the JIT compiles both sides, so a
  * missing release or acquire that let it reorder the record's stores or loads across the
- * {@code tail} word would show here. {@code -Djdat.lincheck.long=true} runs it for 30 s.
+ * length word that publishes each record would show here, and so would a record read past the
+ * producer's position (a stale length word from the previous turn of the ring).
+ * {@code -Djdat.lincheck.long=true} runs it for 30 s.
  */
 class SpscRingStressTest
 {
@@ -69,7 +71,7 @@ class SpscRingStressTest
                 }
                 Thread.onSpinWait();
             }
-            d.set(ValueLayout.JAVA_INT, at, length);
+            // the length word is the ring's: commit stores it, last
             d.set(ValueLayout.JAVA_INT, at + 4, SpscRingLincheckTest.DATA);
             d.set(ValueLayout.JAVA_LONG, at + 8, seq);
             for (int i = 0; i < words; i++)
@@ -90,10 +92,11 @@ class SpscRingStressTest
         long expected = 0;
         while (true)
         {
-            final long avail = ring.available();
-            if (avail == 0)
+            // the record's length word publishes it, as ShmChannel reads it: never the tail
+            final int length = ring.next();
+            if (length == 0)
             {
-                if (produced.isDone() && ring.available() == 0)
+                if (produced.isDone() && ring.next() == 0)
                 {
                     return expected;
                 }
@@ -102,7 +105,6 @@ class SpscRingStressTest
             }
             final long at = ring.readIndex();
             final long toEnd = ring.toEnd();
-            final int length = d.get(ValueLayout.JAVA_INT, at);
             final int type = d.get(ValueLayout.JAVA_INT, at + 4);
             if (type == Frame.PAD)
             {
@@ -114,9 +116,9 @@ class SpscRingStressTest
             final long seq = d.get(ValueLayout.JAVA_LONG, at + 8);
             assertEquals(expected, seq, "a record lost, repeated or out of order");
             final int words = (length - SpscRingLincheckTest.RECORD_HEADER) / 8;
-            if (length < SpscRingLincheckTest.RECORD_HEADER || words > MAX_WORDS || length > avail)
+            if (length < SpscRingLincheckTest.RECORD_HEADER || words > MAX_WORDS || length > toEnd)
             {
-                throw new AssertionError("record " + seq + " has length " + length + " (" + avail + " published)");
+                throw new AssertionError("record " + seq + " has length " + length + " (" + toEnd + " before the end)");
             }
             for (int i = 0; i < words; i++)
             {
