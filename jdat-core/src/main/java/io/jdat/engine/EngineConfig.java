@@ -46,6 +46,7 @@ public final class EngineConfig
     /**
      * Whether the receive EVD of one endpoint with nothing else behind it takes its events from the
      * receive queue's slots ({@code evd_direct}; {@code -Djdat.evd.direct}; see {@code EvdImpl}).
+     * On unless either says {@code off}.
      */
     public final boolean evdDirect;
     /**
@@ -83,7 +84,9 @@ public final class EngineConfig
         maxLmrBlockSize = longValue("max_lmr_block_size", Long.MAX_VALUE);
         evdSpinMicros = longValue("evd_spin_us", Long.getLong("jdat.evd.spinMicros", 20L));
         evdSpinYieldNanos = longValue("evd_spin_yield_ns", Long.getLong("jdat.evd.spinYieldNanos", 0L));
-        evdDirect = flag("evd_direct", Boolean.getBoolean("jdat.evd.direct"));
+        final String direct = System.getProperty("jdat.evd.direct", "true").toLowerCase(Locale.ROOT);
+        evdDirect = flag("evd_direct", !(direct.equals("false") || direct.equals("off") || direct.equals("0")
+            || direct.equals("no")));
     }
 
     /**

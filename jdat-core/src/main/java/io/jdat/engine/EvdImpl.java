@@ -41,8 +41,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Direct mode ({@link RecvRing}, "Direct mode"): the receive EVD of one endpoint with nothing
  * else behind it (the common ping-pong shape) takes its completions straight from that endpoint's
- * receive slots. It enters the mode when the endpoint is created (instance data {@code evd_direct},
- * or {@code -Djdat.evd.direct=true}) and leaves it for good, under its lock, before anything the
+ * receive slots. It enters the mode when the endpoint is created (by default; {@code evd_direct=off}
+ * or {@code -Djdat.evd.direct=false} keep it out) and leaves it for good, under its lock, before anything the
  * slots cannot give, moving the completed slots into {@link #ring} in order ({@link #leaveDirect}).
  */
 final class EvdImpl extends EngineObject implements EventDispatcher

@@ -42,7 +42,7 @@ class EvdDequeueStressTest
     @Test
     void concurrentDequeuesAndResizesTakeEveryEventExactlyOnceInOrder() throws Exception
     {
-        try (Fixture f = new Fixture())
+        try (Fixture f = new Fixture(Fixture.loopbackWith(Fixture.RING_EVD)))
         {
             final EventDispatcher evd = f.ia.evdCreate(SMALL, null, EvdFlags.SOFTWARE_FLAG);
             final AtomicIntegerArray taken = new AtomicIntegerArray(PRODUCERS * PER_PRODUCER);

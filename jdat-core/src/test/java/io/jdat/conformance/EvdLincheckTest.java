@@ -56,7 +56,7 @@ public class EvdLincheckTest
     private static final boolean LONG = Boolean.getBoolean("jdat.lincheck.long");
     private static final long INVOCATION_TIMEOUT_MS = 100_000;
     /** One IA for every scenario; each scenario gets a new EVD. */
-    private static final Fixture FIXTURE = new Fixture(Fixture.loopbackWith("evd_spin_us=0"));
+    private static final Fixture FIXTURE = new Fixture(Fixture.loopbackWith("evd_spin_us=0 " + Fixture.RING_EVD));
 
     private final EventDispatcher evd = FIXTURE.ia.evdCreate(QLEN, null, EvdFlags.SOFTWARE_FLAG);
 

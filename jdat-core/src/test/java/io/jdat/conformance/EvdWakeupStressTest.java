@@ -230,7 +230,7 @@ class EvdWakeupStressTest
 
     private static void run(final String instanceData)
     {
-        try (Fixture f = new Fixture(Fixture.loopbackWith(instanceData)))
+        try (Fixture f = new Fixture(Fixture.loopbackWith(instanceData + " " + Fixture.RING_EVD)))
         {
             final EventDispatcher evd = f.evd(QLEN, EvdFlags.SOFTWARE_FLAG);
             final SplittableRandom rnd = new SplittableRandom(42);

@@ -89,10 +89,23 @@ final class Fixture implements AutoCloseable
      */
     static String loopbackWith(final String instanceData)
     {
+        return loopbackWith(instanceData, Dat.THREADSAFE);
+    }
+
+    /** {@link #loopbackWith(String)} for a {@code threadsafe} or a {@code nonthreadsafe} entry. */
+    static String loopbackWith(final String instanceData, final boolean threadSafe)
+    {
         final String name = "loopback-t" + NAMES.incrementAndGet();
-        new LoopbackLibrary().providerInit(ProviderInfo.of(name, Dat.THREADSAFE), instanceData);
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, threadSafe), instanceData);
         return name;
     }
+
+    /**
+     * Instance data that keeps the receive EVD on its own ring ({@code evd_direct=off}): the proofs
+     * of that path pin it, since an EVD of one endpoint would otherwise take its receive
+     * completions from the receive slots (direct mode, proven by its own tests).
+     */
+    static final String RING_EVD = "evd_direct=off";
 
     MemorySegment memory(final long size)
     {

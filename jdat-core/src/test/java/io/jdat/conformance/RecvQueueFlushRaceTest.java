@@ -32,7 +32,7 @@ class RecvQueueFlushRaceTest
     void aPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce() throws Exception
     {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        final InterfaceAdapter ia = Dat.iaOpen("loopback", 64, async);
+        final InterfaceAdapter ia = Dat.iaOpen(Fixture.loopbackWith(Fixture.RING_EVD), 64, async);
         try (Arena arena = Arena.ofShared())
         {
             final ProtectionZone pz = ia.pzCreate();
@@ -115,7 +115,8 @@ class RecvQueueFlushRaceTest
     void aSingleWriterPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce() throws Exception
     {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        final InterfaceAdapter ia = Dat.iaOpenv("loopback", 64, async, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        final InterfaceAdapter ia = Dat.iaOpenv(Fixture.loopbackWith(Fixture.RING_EVD, false), 64, async,
+            Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
         try (Arena arena = Arena.ofShared())
         {
             final ProtectionZone pz = ia.pzCreate();

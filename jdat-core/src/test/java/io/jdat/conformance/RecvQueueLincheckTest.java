@@ -57,7 +57,7 @@ public class RecvQueueLincheckTest
     static
     {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        IA = Dat.iaOpen("loopback", 64, async);
+        IA = Dat.iaOpen(Fixture.loopbackWith(Fixture.RING_EVD), 64, async);
         PZ = IA.pzCreate();
         final MemorySegment m = ARENA.allocate(64, 64);
         LMR = IA.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), PZ, MemPriv.ALL_FLAG);

@@ -110,7 +110,7 @@ class RecvQueueStressTest
     @Test
     void postsAndPlacementsRaceOnAFullQueueAndEveryReceiveCompletesOnceInOrder() throws Exception
     {
-        try (Fixture f = new Fixture())
+        try (Fixture f = new Fixture(Fixture.loopbackWith(Fixture.RING_EVD)))
         {
             final Fixture.Ep[] p = pair(f);
             final Lmr source = f.lmr((long) MESSAGES * SLOT);
@@ -154,7 +154,7 @@ class RecvQueueStressTest
     @Test
     void anAbruptDisconnectAmidPlacementsCompletesEachReceiveOnceInOrder() throws Exception
     {
-        try (Fixture f = new Fixture())
+        try (Fixture f = new Fixture(Fixture.loopbackWith(Fixture.RING_EVD)))
         {
             final int messages = 4_000;
             final Lmr source = f.lmr((long) messages * SLOT);

@@ -1,6 +1,7 @@
 package io.jdat.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,8 +70,13 @@ class EvdDirectTest
 
     private void open(final boolean threadSafe, final int recvQlen)
     {
+        open(threadSafe, recvQlen, "evd_direct");
+    }
+
+    private void open(final boolean threadSafe, final int recvQlen, final String instanceData)
+    {
         final String name = "loopback-direct" + NAMES.incrementAndGet();
-        new LoopbackLibrary().providerInit(ProviderInfo.of(name, threadSafe), "evd_direct");
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, threadSafe), instanceData);
         final DatOut<EventDispatcher> a = new DatOut<>();
         ia = Dat.iaOpenv(name, 64, a, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, threadSafe);
         async = a.value;
@@ -190,6 +196,20 @@ class EvdDirectTest
         }
         assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
         assertTrue(direct(serverRecv), "nothing ended direct mode");
+    }
+
+    /** The mode is the default: an IA without instance data takes it, {@code evd_direct=off} keeps it out. */
+    @Test
+    void theModeIsTheDefaultAndInstanceDataTurnsItOff()
+    {
+        open(true, 64, "");
+        assertTrue(direct(serverRecv), "an IA without instance data did not take direct mode");
+        postRecv(1);
+        send(16);
+        expectRecv(next(serverRecv), serverRecv, server, 1, 16, DtoStatus.SUCCESS);
+        ia.close(CloseFlags.ABRUPT_FLAG);
+        open(true, 64, "evd_direct=off");
+        assertFalse(direct(serverRecv), "evd_direct=off did not keep the EVD on its ring");
     }
 
     @Test
