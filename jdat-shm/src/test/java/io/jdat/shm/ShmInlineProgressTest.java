@@ -155,7 +155,11 @@ class ShmInlineProgressTest
             final long[] rounds = {after[0] - from[0], after[1] - from[1], done.get() - WARM_UP};
 
             // a consumer that waits past its spin parks and hands the rings back to the I/O thread
-            // at once, however long poll_grace_ns is: a Send posted then arrives without delay
+            // at once, however long poll_grace_ns is: a Send posted then arrives without delay. (It
+            // proves the hand-back where the waiter parks, wait_polls=false, and the I/O thread
+            // stepped aside for a second at a time, poll_grace_ns=1000000000: nothing else brings
+            // the I/O thread back within the bound. A waiter that moves the rings itself gets the
+            // Send on its own.)
             final long[] arrived = new long[1];
             final Thread waiter = new Thread(() ->
             {
@@ -189,7 +193,8 @@ class ShmInlineProgressTest
         // an I/O thread that spins for a whole second after its last work before it backs off,
         // and (stepping aside) waits for a poller silent for a whole second
         final String spinning = "idle_spin_ns=1000000000";
-        final long[] aside = roundsWhilePolling(spinning + " poll_grace_ns=1000000000");
+        // (the consumers poll; the waiter after the ping-pong parks: see roundTrips's hand-back)
+        final long[] aside = roundsWhilePolling(spinning + " poll_grace_ns=1000000000 wait_polls=false");
         final long[] beside = roundsWhilePolling(spinning + " poll_grace_ns=0");
         System.out.println("rounds on the I/O thread / on the polling thread: stepping aside " + aside[0] + " / "
             + aside[1] + ", never stepping aside " + beside[0] + " / " + beside[1] + " (during the ping-pong)");
