@@ -361,6 +361,8 @@ class EvdDirectTest
             expectRecv(e, serverRecv, server, i, 60 + i, DtoStatus.SUCCESS);
             assertEquals(2 - i, nmore.value);
         }
+        // a wait that times out sets nmore itself: a value left from the last wait would hide it
+        nmore.value = -1;
         assertEquals(DatStatus.TIMEOUT_EXPIRED, serverRecv.wait(0, 1, e, nmore));
         assertEquals(0, nmore.value);
         assertTrue(direct(serverRecv));
