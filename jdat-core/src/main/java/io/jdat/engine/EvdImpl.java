@@ -477,7 +477,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         while (e < t && d.completedAt(e))
         {
             final RecvBuffer b = d.slot(e);
-            final long length = b.length();
+            final long length = b.completedLength();
             if (length >= 0)
             {
                 postMoved(b.cookie(), length);

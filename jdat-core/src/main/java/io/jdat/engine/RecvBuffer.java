@@ -103,14 +103,18 @@ final class RecvBuffer extends Segments
         LONG.set(cookies, cookieAt, userCookie);
     }
 
-    /** In a ring's direct mode: the completed receive's length, -1 for a hole (written before the flip). */
-    long length()
+    /**
+     * In a ring's direct mode: the completed receive's length, -1 for a hole (written before the
+     * flip). Not named {@code length}: {@link Segments#length(int)}, a segment's length, would then
+     * be what {@code length(-1)} calls.
+     */
+    long completedLength()
     {
         return (long) LONG.get(lines, lengthAt);
     }
 
-    /** Sets the completed receive's length; the flip of {@link #seq} publishes it. */
-    void length(final long length)
+    /** Sets the completed receive's length (-1: a hole); the flip of {@link #seq} publishes it. */
+    void completedLength(final long length)
     {
         LONG.set(lines, lengthAt, length);
     }

@@ -655,7 +655,7 @@ final class RecvRing extends ClaimedRing
                 return b;
             }
             // a hole: complete, with no event; the consumer moves the head over it
-            b.length(-1);
+            b.completedLength(-1);
             COUNTERS.setOpaque(counters, PLACE, p + 1);
             b.seq(-(p + 1));
         }
@@ -669,7 +669,7 @@ final class RecvRing extends ClaimedRing
     long placeDirect(final RecvBuffer b, final long length)
     {
         final long p = (long) COUNTERS.getOpaque(counters, PLACE);
-        b.length(length);
+        b.completedLength(length);
         COUNTERS.setOpaque(counters, PLACE, p + 1);
         b.seq(-(p + 1));
         VarHandle.fullFence();
@@ -701,7 +701,7 @@ final class RecvRing extends ClaimedRing
                 return EMPTY;
             }
             final long cookie = b.cookie();
-            final long length = b.length();
+            final long length = b.completedLength();
             // while head names it, no poster reuses the slot: what was read is the completion
             if (!COUNTERS.compareAndSet(counters, HEAD, raw, raw + 1))
             {
@@ -751,7 +751,7 @@ final class RecvRing extends ClaimedRing
             {
                 break;
             }
-            if (b.length() >= 0)
+            if (b.completedLength() >= 0)
             {
                 n++;
             }

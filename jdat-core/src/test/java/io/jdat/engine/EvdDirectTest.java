@@ -417,6 +417,45 @@ class EvdDirectTest
     }
 
     /**
+     * A post whose triplets fail while a later post beside it already claimed the next slot leaves
+     * a hole ({@link RecvRing#abandon}); here the failing poster is the test, holding its claim
+     * while {@code dat_ep_post_recv} claims the slot after it. In the slots the hole completes with
+     * no event: a take steps over it, {@code nmore} does not count it, and the move that ends the
+     * mode copies only the receives around it.
+     */
+    @ParameterizedTest(name = "moved={0}")
+    @ValueSource(booleans = {false, true})
+    void aHoleInTheSlotsIsNoEventNorCounted(final boolean moved)
+    {
+        open(true, 64);
+        final RecvRing r = ((EpImpl) server).recvs.ring();
+        postRecv(1);
+        final long hole = r.claimPost();
+        postRecv(2);
+        assertFalse(r.abandon(hole), "the claim behind a later one was undone, not left a hole");
+        postRecv(3);
+        send(11);
+        send(12);
+        send(13);
+        final DatEvent e = new DatEvent();
+        final DatCount nmore = new DatCount();
+        if (moved)
+        {
+            serverRecv.resize(128);
+            assertFalse(direct(serverRecv));
+        }
+        assertEquals(DatStatus.SUCCESS, serverRecv.wait(SECOND, 1, e, nmore));
+        expectRecv(e, serverRecv, server, 1, 11, DtoStatus.SUCCESS);
+        assertEquals(2, nmore.value, "the hole counted as an event");
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 2, 12, DtoStatus.SUCCESS);
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 3, 13, DtoStatus.SUCCESS);
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e));
+        assertEquals(!moved, direct(serverRecv));
+    }
+
+    /**
      * A consumer that read the EVD's direct ring before a move began, and takes while the move
      * runs (here: stopped between its close of the head and its copy) or after it, takes nothing
      * from the slots: the move alone hands those completions on, so none comes out twice or ahead
