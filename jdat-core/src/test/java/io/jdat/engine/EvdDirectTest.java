@@ -456,6 +456,45 @@ class EvdDirectTest
     }
 
     /**
+     * A placer that completed a receive in its slot and then finds the mode ended
+     * ({@link EvdImpl#directLate}): if the move came after its completion, the move handed it on and
+     * the placer posts nothing; if the move came before, the placer posts it itself. Either way the
+     * receive comes out once. Here the placer is the test, taking the steps of
+     * {@link RecvQueue#finish} around a move.
+     */
+    @ParameterizedTest(name = "moveFirst={0}")
+    @ValueSource(booleans = {false, true})
+    void aPlacerThatFindsTheModeEndedPostsWhatTheMoveDidNotTake(final boolean moveFirst)
+    {
+        open(true, 64);
+        final EvdImpl evd = (EvdImpl) serverRecv;
+        final RecvRing r = ((EpImpl) server).recvs.ring();
+        postRecv(7);
+        final RecvBuffer b = r.peek();
+        assertNotNull(b);
+        if (moveFirst)
+        {
+            evd.leaveDirect();
+        }
+        final long p = r.placeDirect(b, 33);
+        if (!moveFirst)
+        {
+            evd.leaveDirect();
+        }
+        assertEquals(RecvRing.NORMAL, r.mode);
+        evd.directLate(r, p, b, 33, true);
+        final DatEvent e = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 7, 33, DtoStatus.SUCCESS);
+        assertEquals(DatStatus.QUEUE_EMPTY, serverRecv.dequeue(e), "the receive came out twice");
+        // the slot is free again: the placer goes on from the next position in the ordinary way
+        postRecv(8);
+        send(44);
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 8, 44, DtoStatus.SUCCESS);
+    }
+
+    /**
      * A consumer that read the EVD's direct ring before a move began, and takes while the move
      * runs (here: stopped between its close of the head and its copy) or after it, takes nothing
      * from the slots: the move alone hands those completions on, so none comes out twice or ahead
