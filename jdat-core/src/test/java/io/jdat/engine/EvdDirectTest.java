@@ -12,8 +12,12 @@ import io.jdat.CompletionFlags;
 import io.jdat.Dat;
 import io.jdat.DatCount;
 import io.jdat.DatEvent;
+import io.jdat.DatException;
 import io.jdat.DatOut;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
 import io.jdat.DatStatus;
+import io.jdat.DtoCompletionEventData;
 import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
@@ -34,6 +38,8 @@ import io.jdat.RegionDescription;
 import io.jdat.loopback.LoopbackLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -492,6 +498,178 @@ class EvdDirectTest
         send(44);
         assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
         expectRecv(e, serverRecv, server, 8, 44, DtoStatus.SUCCESS);
+    }
+
+    /** Starts a thread blocked in dat_evd_wait on the server's receive EVD: its status or its exception. */
+    private CompletableFuture<Object> blockedWaiter(final DatEvent into)
+    {
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("direct-waiter").start(() ->
+        {
+            try
+            {
+                result.complete(serverRecv.wait(Dat.TIMEOUT_INFINITE, 1, into, new DatCount()));
+            }
+            catch (final Throwable t)
+            {
+                result.complete(t);
+            }
+        });
+        // blocked once dat_evd_dequeue refuses to run beside it (nothing is completed meanwhile)
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        final DatEvent probe = new DatEvent();
+        while (catching(() -> serverRecv.dequeue(probe)) == null)
+        {
+            assertTrue(System.nanoTime() < deadline, "the waiter did not block");
+            Thread.onSpinWait();
+        }
+        return result;
+    }
+
+    private static DatReturnSubtype subtypeOf(final Object thrown)
+    {
+        assertTrue(thrown instanceof DatException, String.valueOf(thrown));
+        return ((DatException) thrown).subtype();
+    }
+
+    /**
+     * Traps T-32 and T-33 in direct mode: beside a thread blocked in dat_evd_wait a dequeue and a
+     * second wait are DAT_INVALID_STATE (EVD_WAITER) and take nothing; the Send wakes the waiter
+     * with its receive. dat_evd_set_unwaitable wakes a blocked waiter with DAT_INVALID_STATE
+     * (EVD_UNWAITABLE), a wait is refused while it lasts, and dequeue still takes from the slots.
+     */
+    @Test
+    void aBlockedWaiterExcludesDequeueAndUnwaitableWakesIt() throws Exception
+    {
+        open(true, 64);
+        postRecv(1);
+        postRecv(2);
+        final DatEvent got = new DatEvent();
+        final CompletableFuture<Object> first = blockedWaiter(got);
+        final DatEvent e = new DatEvent();
+        assertEquals(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+            subtypeOf(catching(() -> serverRecv.dequeue(e))));
+        assertEquals(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+            subtypeOf(catching(() -> serverRecv.wait(0, 1, e, new DatCount()))));
+        send(21);
+        assertEquals(DatStatus.SUCCESS, first.get(5, TimeUnit.SECONDS));
+        expectRecv(got, serverRecv, server, 1, 21, DtoStatus.SUCCESS);
+        assertTrue(direct(serverRecv), "a blocked waiter ended direct mode");
+
+        final CompletableFuture<Object> second = blockedWaiter(new DatEvent());
+        serverRecv.setUnwaitable();
+        assertEquals(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+            subtypeOf(second.get(5, TimeUnit.SECONDS)));
+        send(22);
+        assertEquals(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE,
+            subtypeOf(catching(() -> serverRecv.wait(SECOND, 1, e, new DatCount()))));
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 2, 22, DtoStatus.SUCCESS);
+        serverRecv.clearUnwaitable();
+        postRecv(3);
+        send(23);
+        expectRecv(next(serverRecv), serverRecv, server, 3, 23, DtoStatus.SUCCESS);
+    }
+
+    /** A waiter blocked in direct mode when its IA closes (the EVD destroyed) returns DAT_ABORT. */
+    @Test
+    void aWaiterBlockedInDirectModeAbortsWhenTheIaCloses() throws Exception
+    {
+        open(true, 64);
+        postRecv(1);
+        final CompletableFuture<Object> w = blockedWaiter(new DatEvent());
+        ia.close(CloseFlags.ABRUPT_FLAG);
+        ia = null;
+        final Object thrown = w.get(5, TimeUnit.SECONDS);
+        assertTrue(thrown instanceof DatException, String.valueOf(thrown));
+        assertEquals(DatReturnType.ABORT, ((DatException) thrown).type());
+    }
+
+    private static Throwable catching(final Runnable call)
+    {
+        try
+        {
+            call.run();
+        }
+        catch (final Throwable t)
+        {
+            return t;
+        }
+        return null;
+    }
+
+    /**
+     * The same scenarios with the EVD in direct mode and on its ring, on a threadsafe and a
+     * nonthreadsafe IA, give the same events: the order of completions and flushes after a
+     * disconnect and a post after it, the events of a freed endpoint, nmore, and DAT_QUEUE_EMPTY
+     * and DAT_TIMEOUT_EXPIRED once the EVD is empty.
+     */
+    @ParameterizedTest(name = "threadSafe={0}")
+    @ValueSource(booleans = {true, false})
+    void directModeGivesWhatTheRingGives(final boolean threadSafe)
+    {
+        for (int scenario = 0; scenario < 3; scenario++)
+        {
+            final String ringSide = run(threadSafe, "evd_direct=off", scenario);
+            final String directSide = run(threadSafe, "evd_direct", scenario);
+            assertEquals(ringSide, directSide, "scenario " + scenario);
+        }
+    }
+
+    /** Runs scenario {@code n} on a fresh IA and returns what the consumer saw. */
+    private String run(final boolean threadSafe, final String instanceData, final int n)
+    {
+        open(threadSafe, 64, instanceData);
+        assertEquals(!instanceData.endsWith("=off"), direct(serverRecv));
+        final StringBuilder seen = new StringBuilder();
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        send(100);
+        send(101);
+        final DatEvent e = new DatEvent();
+        final DatCount nmore = new DatCount();
+        switch (n)
+        {
+            case 0 ->
+            {
+                server.disconnect(CloseFlags.ABRUPT_FLAG);
+                assertTrue(next(serverConn).is(EventNumber.CONNECTION_EVENT_DISCONNECTED));
+                // posted after the end: flushed at once, behind the rest
+                postRecv(9);
+            }
+            case 1 ->
+            {
+                send(102);
+                server.free();
+                server = null;
+            }
+            default ->
+            {
+                nmore.value = -1;
+                final DatStatus s = serverRecv.wait(SECOND, 1, e, nmore);
+                seen.append(s).append(' ').append(describe(e)).append(" nmore=").append(nmore.value).append('\n');
+                send(102);
+            }
+        }
+        DatStatus s;
+        while ((s = serverRecv.wait(0, 1, e, nmore)) == DatStatus.SUCCESS)
+        {
+            seen.append(describe(e)).append(" nmore=").append(nmore.value).append('\n');
+        }
+        seen.append(s).append(" nmore=").append(nmore.value).append(' ').append(serverRecv.dequeue(e));
+        ia.close(CloseFlags.ABRUPT_FLAG);
+        ia = null;
+        return seen.toString();
+    }
+
+    private String describe(final DatEvent e)
+    {
+        final DtoCompletionEventData d = e.dto;
+        return "event=0x" + Integer.toHexString(e.eventNumber) + " cookie=" + d.userCookie + " " + d.status
+            + " length=" + (d.status == DtoStatus.SUCCESS ? d.transferredLength : 0)
+            + " evd=" + (e.evdHandle == serverRecv) + " ep=" + (server == null || d.epHandle == server);
     }
 
     /**
