@@ -28,6 +28,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A hostile peer writes garbage into the ring, its records and the words the victim reads; the
@@ -333,13 +335,18 @@ class ShmHostilePeerTest
         }
     }
 
-    @Test
-    void forgedHeadOfTheVictimsRingBreaksTheConnection() throws Exception
+    /**
+     * A head behind the last one loaded, ahead of what the victim published, or off the record
+     * grid: each is impossible, and each breaks the connection.
+     */
+    @ParameterizedTest(name = "head={0}")
+    @ValueSource(longs = {-4096, 1 << 20, 8})
+    void forgedHeadOfTheVictimsRingBreaksTheConnection(final long head) throws Exception
     {
         try (Hostile h = connected())
         {
             // the victim's producer reads this word to learn how much it may write
-            Shared.setLongRelease(h.rx.control(), SpscRing.HEAD, -4096);
+            Shared.setLongRelease(h.rx.control(), SpscRing.HEAD, head);
             // rounds of the victim's run meanwhile: with nothing of its own in the ring they do not
             // read the head, so the forged word is found only after the Send below was written
             Thread.sleep(100);
