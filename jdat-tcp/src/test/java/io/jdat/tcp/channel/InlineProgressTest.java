@@ -1,6 +1,7 @@
 package io.jdat.tcp.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -127,6 +128,8 @@ class InlineProgressTest
         assertTrue(mine > 0, "none of " + sent + " messages was read by the polling thread");
 
         serverPort.pollingStopped();
+        // at once, not after the quiet bound (which alone would bring the I/O thread back below)
+        assertFalse(serverPort.consumers.active(), "the port still counts on the thread that stopped polling");
         clientChannel.post(send(sent, new byte[] {1}));
         clientChannel.flush();
         final String receivedOn = server.received.poll(10, TimeUnit.SECONDS);
