@@ -14,7 +14,8 @@ import io.jdat.engine.RecvQueueHarness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CyclicBarrier;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The receive queue without a lock on real threads, many times over: two threads post receives,
@@ -27,12 +28,15 @@ import org.junit.jupiter.api.Test;
 class RecvQueueFlushRaceTest
 {
     private static final int ROUNDS = 20_000;
+    /** Instance data of an IA whose receive EVDs take direct mode (the receive slots hold the completions). */
+    private static final String DIRECT = "evd_direct";
 
-    @Test
-    void aPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce() throws Exception
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {Fixture.RING_EVD, DIRECT})
+    void aPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce(final String instanceData) throws Exception
     {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        final InterfaceAdapter ia = Dat.iaOpen(Fixture.loopbackWith(Fixture.RING_EVD), 64, async);
+        final InterfaceAdapter ia = Dat.iaOpen(Fixture.loopbackWith(instanceData), 64, async);
         try (Arena arena = Arena.ofShared())
         {
             final ProtectionZone pz = ia.pzCreate();
@@ -80,6 +84,10 @@ class RecvQueueFlushRaceTest
             for (int i = 0; i < ROUNDS && failed[0] == null; i++)
             {
                 q[0] = new RecvQueueHarness(ia, pz, lmr, 8);
+                if (q[0].direct() != instanceData.equals(DIRECT))
+                {
+                    throw new AssertionError("direct mode " + q[0].direct() + " with " + instanceData);
+                }
                 start.await();
                 if ((i & 1) == 0)
                 {
@@ -111,11 +119,12 @@ class RecvQueueFlushRaceTest
      * back and completed flushed under the endpoint's lock; one the close took is flushed with
      * the rest; never both, never neither.
      */
-    @Test
-    void aSingleWriterPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce() throws Exception
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {Fixture.RING_EVD, DIRECT})
+    void aSingleWriterPostRacingTheEndOfTheConnectionIsFlushedExactlyOnce(final String instanceData) throws Exception
     {
         final DatOut<EventDispatcher> async = new DatOut<>();
-        final InterfaceAdapter ia = Dat.iaOpenv(Fixture.loopbackWith(Fixture.RING_EVD, false), 64, async,
+        final InterfaceAdapter ia = Dat.iaOpenv(Fixture.loopbackWith(instanceData, false), 64, async,
             Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
         try (Arena arena = Arena.ofShared())
         {
@@ -153,6 +162,10 @@ class RecvQueueFlushRaceTest
             for (int i = 0; i < ROUNDS && failed[0] == null; i++)
             {
                 q[0] = new RecvQueueHarness(ia, pz, lmr, 8);
+                if (q[0].direct() != instanceData.equals(DIRECT))
+                {
+                    throw new AssertionError("direct mode " + q[0].direct() + " with " + instanceData);
+                }
                 start.await();
                 if ((i & 1) == 0)
                 {
