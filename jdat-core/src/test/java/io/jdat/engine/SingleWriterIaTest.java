@@ -1,11 +1,18 @@
 package io.jdat.engine;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CloseFlags;
 import io.jdat.Dat;
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatOut;
+import io.jdat.DatStatus;
 import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
 import io.jdat.InterfaceAdapter;
 import io.jdat.SrqAttr;
@@ -54,6 +61,47 @@ class SingleWriterIaTest
             assertTrue(receiveQueueOf(ia).singleWriter(), "the receive queue claims atomically");
             assertTrue(epOf(ia).requests.singleWriter, "the send queue takes the endpoint lock atomically");
             assertTrue(srqOf(ia).singleWriter(), "the SRQ claims atomically");
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+    }
+
+    /**
+     * The EVD of a single-consumer IA keeps the return codes apart: an empty queue is
+     * DAT_QUEUE_EMPTY to dat_evd_dequeue and DAT_TIMEOUT_EXPIRED (nmore 0) to a wait that does not
+     * wait; a full one is DAT_QUEUE_FULL to dat_evd_post_se, which queues nothing and reports no
+     * overflow; the events come out in order.
+     */
+    @Test
+    void aSingleConsumerEvdTellsEmptyFromFull()
+    {
+        final DatOut<EventDispatcher> async = new DatOut<>();
+        final InterfaceAdapter ia = Dat.iaOpenv("sw-single", 8, async, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        try
+        {
+            final EventDispatcher evd = ia.evdCreate(2, null, EvdFlags.SOFTWARE_FLAG);
+            final DatEvent e = new DatEvent();
+            final DatCount nmore = new DatCount();
+            assertEquals(DatStatus.QUEUE_EMPTY, evd.dequeue(e));
+            nmore.value = -1;
+            assertEquals(DatStatus.TIMEOUT_EXPIRED, evd.wait(0, 1, e, nmore));
+            assertEquals(0, nmore.value);
+            for (int i = 0; i < 3; i++)
+            {
+                final DatEvent se = new DatEvent();
+                se.eventNumber = EventNumber.SOFTWARE_EVENT.value();
+                se.software.pointer = i;
+                assertEquals(i < 2 ? DatStatus.SUCCESS : DatStatus.QUEUE_FULL, evd.postSe(se), "event " + i);
+            }
+            assertEquals(DatStatus.SUCCESS, evd.wait(0, 1, e, nmore));
+            assertEquals(0, e.software.pointer);
+            assertEquals(1, nmore.value);
+            assertEquals(DatStatus.SUCCESS, evd.dequeue(e));
+            assertEquals(1, e.software.pointer);
+            assertEquals(DatStatus.QUEUE_EMPTY, evd.dequeue(e));
+            assertEquals(DatStatus.QUEUE_EMPTY, async.value.dequeue(e), "a full post_se reported an overflow");
         }
         finally
         {
