@@ -987,7 +987,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     int queued()
     {
         final RecvRing d = direct;
-        return d != null ? d.countCompleted(d.head()) : ring.count();
+        return d != null ? d.countCompleted(d.taken()) : ring.count();
     }
 
     @Override

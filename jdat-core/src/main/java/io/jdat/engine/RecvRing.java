@@ -58,9 +58,10 @@ import java.lang.invoke.VarHandle;
  *   layout    a ring built for the mode ({@link #direct}) packs each slot's seq and length into
  *             16 bytes, four slots to a line, and keeps the cookies in an array of their own:
  *             the line the placer completes is the one the consumer's repost writes next
- *   head      the oldest completed-not-dequeued position; consumers take it by compare-and-set
- *             (several threads of a threadsafe IA and the one of a nonthreadsafe IA alike);
- *             MOVED_BIT set for good once the mode ended
+ *   head      the oldest completed-not-dequeued position; the consumers of a threadsafe IA take
+ *             it by compare-and-set; MOVED_BIT set for good once the mode ended
+ *   taken     the same for the one consumer thread of a nonthreadsafe IA (a single-writer ring),
+ *             in a word of its own on head's line: it takes by a store, no read-modify-write
  *   place     the placer's next position, on a line of its own
  * </pre>
  * The mode ends, under the EVD's lock, the moment the EVD gains a second source or needs what
@@ -71,6 +72,17 @@ import java.lang.invoke.VarHandle;
  * placer that flipped a slot and then reads a mode other than DIRECT takes the EVD's lock (the
  * move is over then): if {@code head} is past its slot the move took it, else it posts it itself.
  * Each side stores, then looks at the other's word, so at least one of them sees the slot.
+ *
+ * <p>The one consumer of a single-writer ring takes with no read-modify-write: it reads the slot,
+ * stores {@code taken} past it, then reads {@code mode}; the mover stores {@code mode}, then sets
+ * MOVED_BIT in {@code taken} (a read-modify-write, once per mode's end). Each stores, then looks
+ * at the other's word, so at least one sees the other: a consumer that reads DIRECT took the slot
+ * before the move began, and the move starts after it; one that reads another mode takes the
+ * EVD's lock (the move is over then) and asks where the move began ({@link #movedFrom}): past its
+ * slot, the completion is its own; else the move took it, and the consumer sets MOVED_BIT again
+ * (its store may have come after the mover's) and looks in the EVD's ring. The consumer's word is
+ * not {@code head} because a store that comes after the whole move would land in the placer's
+ * word of the ring's ordinary mode.
  */
 final class RecvRing extends ClaimedRing
 {
@@ -82,6 +94,8 @@ final class RecvRing extends ClaimedRing
     private static final int PLACER_HEAD = 6;
     /** Direct mode: the posters' last look at {@code place}, on their line. */
     private static final int PLACE_CACHE = 38;
+    /** Direct mode, single-writer ring: the one consumer's position, on head's line (head is idle then). */
+    private static final int TAKEN = 18;
 
     /** {@link #mode}: completions go to the receive EVD's ring. */
     static final int NORMAL = 0;
@@ -109,6 +123,10 @@ final class RecvRing extends ClaimedRing
     final boolean singleWriter;
     /** The tail the last {@link #close} returned; written and read under the endpoint's lock. */
     private long closedAt;
+    /** Direct mode: the index of the consumers' position ({@code head}, or {@code taken} for one consumer). */
+    private final int take;
+    /** Where the end of direct mode began to move completions ({@link #closeDirect}); under the EVD's lock. */
+    private long movedFrom = Long.MAX_VALUE;
 
     /** An empty ring of {@code capacity} receives of up to {@code maxIov} segments, open, with atomic claims. */
     RecvRing(final int capacity, final int maxIov)
@@ -131,6 +149,7 @@ final class RecvRing extends ClaimedRing
     {
         super(capacity);
         this.singleWriter = singleWriter;
+        this.take = singleWriter ? TAKEN : HEAD;
         final int want = Math.max(capacity, slotsAtLeast);
         final int physical = Math.max(1, Integer.highestOneBit(Math.max(1, want - 1)) << 1);
         this.slots = new RecvBuffer[physical];
@@ -288,7 +307,7 @@ final class RecvRing extends ClaimedRing
         }
         if (t - (long) COUNTERS.getOpaque(counters, HEAD_CACHE) >= slots.length)
         {
-            final long h = head();
+            final long h = taken();
             COUNTERS.setOpaque(counters, HEAD_CACHE, h);
             if (t - h >= slots.length)
             {
@@ -614,6 +633,7 @@ final class RecvRing extends ClaimedRing
         COUNTERS.setRelease(counters, PLACE, head());
         COUNTERS.setRelease(counters, PLACE_CACHE, head());
         COUNTERS.setRelease(counters, PLACER_HEAD, head());
+        COUNTERS.setRelease(counters, TAKEN, head());
         mode = DIRECT;
     }
 
@@ -629,7 +649,7 @@ final class RecvRing extends ClaimedRing
         {
             return false;
         }
-        final long h = head();
+        final long h = taken();
         COUNTERS.setOpaque(counters, PLACER_HEAD, h);
         return p - h >= directQlen;
     }
@@ -678,13 +698,14 @@ final class RecvRing extends ClaimedRing
 
     /**
      * Takes the completed receive at the head into {@code event}: its position, {@link #EMPTY} or
-     * {@link #MOVED}. No lock; safe against other consumers, the placer and a move.
+     * {@link #MOVED}. No lock; safe against other consumers, the placer and a move (a single-writer
+     * ring's one consumer: no read-modify-write, see the class comment).
      */
     long takeDirect(final DatEvent event, final EvdImpl evd, final EpImpl ep)
     {
         while (true)
         {
-            final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
+            final long raw = (long) COUNTERS.getVolatile(counters, take);
             if ((raw & MOVED_BIT) != 0)
             {
                 return MOVED;
@@ -702,8 +723,17 @@ final class RecvRing extends ClaimedRing
             }
             final long cookie = b.cookie();
             final long length = b.completedLength();
+            if (singleWriter)
+            {
+                // a store, then a load of the mover's word: the mover stores mode, then reads taken
+                COUNTERS.setVolatile(counters, TAKEN, raw + 1);
+                if (mode != DIRECT && !tookBesideMove(raw))
+                {
+                    return MOVED;
+                }
+            }
             // while head names it, no poster reuses the slot: what was read is the completion
-            if (!COUNTERS.compareAndSet(counters, HEAD, raw, raw + 1))
+            else if (!COUNTERS.compareAndSet(counters, HEAD, raw, raw + 1))
             {
                 continue;
             }
@@ -731,12 +761,36 @@ final class RecvRing extends ClaimedRing
         }
     }
 
+    /**
+     * The one consumer stored {@code taken} past {@code position} and then found direct mode ending:
+     * whether the completion it read there is its own (the move began past it) or the move's (in
+     * the EVD's ring now). Under the EVD's lock, so after the move.
+     */
+    private boolean tookBesideMove(final long position)
+    {
+        Locks.lock(directEvd.lock);
+        try
+        {
+            if (movedFrom > position)
+            {
+                return true;
+            }
+            // this consumer's store may have come after the mover's bit: set it again for good
+            COUNTERS.setVolatile(counters, TAKEN, position | MOVED_BIT);
+            return false;
+        }
+        finally
+        {
+            directEvd.lock.unlock();
+        }
+    }
+
     private static final int DTO_COMPLETION = EventNumber.DTO_COMPLETION_EVENT.value();
 
     /** Whether the head is complete, or the mode ended (a waiter then looks again under the EVD's lock). */
     boolean readyDirect()
     {
-        final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
+        final long raw = (long) COUNTERS.getVolatile(counters, take);
         return (raw & MOVED_BIT) != 0 || slots[(int) raw & mask].seqVolatile() == -(raw + 1);
     }
 
@@ -765,17 +819,19 @@ final class RecvRing extends ClaimedRing
      */
     long closeDirect()
     {
-        // a store, then the head's compare-and-set (a full fence), then the slots' reads: a placer
-        // that flipped a slot and then reads mode DIRECT is seen here
+        // a store, then the consumers' word's read-modify-write (a full fence), then the slots'
+        // reads: a placer that flipped a slot and then reads mode DIRECT is seen here, and so is a
+        // single consumer's take that then reads mode DIRECT
         mode = MIGRATING;
-        while (true)
-        {
-            final long raw = (long) COUNTERS.getVolatile(counters, HEAD);
-            if (COUNTERS.compareAndSet(counters, HEAD, raw, raw | MOVED_BIT))
-            {
-                return raw & ~MOVED_BIT;
-            }
-        }
+        final long h = (long) COUNTERS.getAndBitwiseOr(counters, take, MOVED_BIT) & ~MOVED_BIT;
+        movedFrom = h;
+        return h;
+    }
+
+    /** The consumers' position in direct mode: the oldest completion not taken. */
+    long taken()
+    {
+        return (long) COUNTERS.getVolatile(counters, take) & ~MOVED_BIT;
     }
 
     /** Whether position {@code p} is completed in its slot (direct mode, or its end). */

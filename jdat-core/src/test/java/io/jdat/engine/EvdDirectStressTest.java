@@ -161,6 +161,137 @@ class EvdDirectStressTest
         }
     }
 
+    /**
+     * The one consumer of a {@code nonthreadsafe} IA takes with a store and a look at the mode, no
+     * read-modify-write; the sender's thread ends the mode at a random moment of each round, as a
+     * placer that would overflow the EVD ends it, while the consumer takes the Sends it placed.
+     * Sender and consumer each have an IA of their own, one thread each, as the entry promises
+     * (two threads, so that on two cores both run at once).
+     * Every message must come out exactly once and in order, from the slots or from the EVD's ring.
+     */
+    @ParameterizedTest(name = "rounds={0}")
+    @ValueSource(ints = {1_000})
+    void theOneConsumerOfANonthreadsafeIaTakesEachMessageOnceWhileAnEngineThreadEndsTheMode(final int rounds)
+        throws Exception
+    {
+        final String name = "loopback-dsingle" + NAMES.incrementAndGet();
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, false), "evd_direct");
+        final InterfaceAdapter sending = Dat.iaOpenv(name, 64, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        final InterfaceAdapter receiving = Dat.iaOpenv(name, 64, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        final Arena arena = Arena.ofShared();
+        final int messages = 300;
+        try
+        {
+            final ProtectionZone spz = sending.pzCreate();
+            final ProtectionZone rpz = receiving.pzCreate();
+            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
+            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
+            final Lmr src = sending.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), spz,
+                MemPriv.ALL_FLAG);
+            final Lmr dst = receiving.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received),
+                received.byteSize(), rpz, MemPriv.ALL_FLAG);
+            final EpAttr attr = new EpAttr();
+            attr.maxRecvDtos = QUEUE;
+            attr.maxRequestDtos = 64;
+            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final java.util.Random random = new java.util.Random(42);
+            for (int round = 0; round < rounds; round++)
+            {
+                final EventDispatcher recv = receiving.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
+                final EventDispatcher conn = receiving.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+                final Endpoint client = sending.epCreate(spz, sending.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                    sending.evdCreate(128, null, EvdFlags.DTO_FLAG), sending.evdCreate(8, null,
+                    EvdFlags.CONNECTION_FLAG), attr);
+                final Endpoint server = receiving.epCreate(rpz, recv, receiving.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                    conn, attr);
+                final EvdImpl evd = (EvdImpl) recv;
+                assertTrue(evd.direct != null, "direct mode");
+                connect(sending, receiving, client, server, conn);
+                for (int i = 0; i < QUEUE; i++)
+                {
+                    server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
+                }
+                final AtomicLong credits = new AtomicLong(QUEUE);
+                final AtomicInteger taken = new AtomicInteger();
+                final AtomicReference<Throwable> failed = new AtomicReference<>();
+                final int endAt = QUEUE + random.nextInt(messages - QUEUE);
+                final Thread consumer = Thread.ofPlatform().daemon().name("consumer").start(() -> guard(failed, () ->
+                {
+                    final DatEvent ev = new DatEvent();
+                    long expect = 0;
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (expect < messages && failed.get() == null)
+                    {
+                        if (recv.dequeue(ev) != DatStatus.SUCCESS)
+                        {
+                            assertTrue(System.nanoTime() < deadline, "stuck at " + expect);
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                        final long slot = ev.dto.userCookie;
+                        final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
+                        assertEquals(expect, seq, "message " + seq + " where " + expect + " was due");
+                        expect++;
+                        taken.set((int) expect);
+                        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
+                        credits.incrementAndGet();
+                    }
+                }));
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                for (long seq = 0; seq < messages && failed.get() == null; seq++)
+                {
+                    if (seq == endAt)
+                    {
+                        // the engine ends the mode on the placer's thread, with Sends in the slots
+                        evd.leaveDirect();
+                    }
+                    while (credits.get() <= seq && failed.get() == null)
+                    {
+                        assertTrue(System.nanoTime() < deadline, "no credit for " + seq);
+                        Thread.onSpinWait();
+                    }
+                    final long at = seq % 1024 * SLOT;
+                    source.set(ValueLayout.JAVA_LONG, at, seq);
+                    client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                        CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
+                }
+                consumer.join(TimeUnit.SECONDS.toMillis(60));
+                assertNull(failed.get(), () -> "round with the end at " + endAt + " failed: " + failed.get());
+                assertEquals(messages, taken.get());
+                assertNull(evd.direct, "the mode ended");
+                final DatEvent ev = new DatEvent();
+                assertEquals(DatStatus.QUEUE_EMPTY, recv.dequeue(ev), () -> "one more: " + ev);
+                client.free();
+                server.free();
+            }
+        }
+        finally
+        {
+            sending.close(CloseFlags.ABRUPT_FLAG);
+            receiving.close(CloseFlags.ABRUPT_FLAG);
+            arena.close();
+        }
+    }
+
+    private static void connect(final InterfaceAdapter sending, final InterfaceAdapter receiving,
+        final Endpoint client, final Endpoint server, final EventDispatcher serverConn)
+    {
+        final io.jdat.IaAttr a = new io.jdat.IaAttr();
+        receiving.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
+        final EventDispatcher crEvd = receiving.evdCreate(8, null, EvdFlags.CR_FLAG);
+        final PublicServicePoint psp = receiving.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+        client.connect(a.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
+        final DatEvent ev = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, crEvd.wait(5 * SECOND, 1, ev, new DatCount()));
+        ev.crArrival.crHandle.accept(server, null);
+        final DatEvent est = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, serverConn.wait(5 * SECOND, 1, est, new DatCount()));
+        assertTrue(est.is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
+        psp.free();
+        crEvd.free();
+    }
+
     private static void guard(final AtomicReference<Throwable> failed, final Runnable r)
     {
         try

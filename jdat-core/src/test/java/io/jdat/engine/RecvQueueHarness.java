@@ -90,6 +90,15 @@ public final class RecvQueueHarness
         recvEvd.resize(((EvdImpl) recvEvd).capacity());
     }
 
+    /**
+     * Direct mode ends on an engine thread, not the consumer's: as a placer that would overflow the
+     * EVD ends it, or a flush (the EVD's lock orders it, and no consumer call is made).
+     */
+    public void end()
+    {
+        ((EvdImpl) recvEvd).leaveDirect();
+    }
+
     /** The channel reports the connection lost. */
     public void lose()
     {
