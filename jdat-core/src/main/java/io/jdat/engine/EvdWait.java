@@ -32,7 +32,7 @@ final class EvdWait
     private final IaImpl ia;
     private final long spinNanos;
     /** The thread in dat_evd_wait, its threshold, the abort: written per wait, on lines of their own. */
-    final EvdWaiter waiter = new EvdWaiter();
+    final EvdWaiter waiter;
     /** Written only when the waiter parks: producers look at it after every event. */
     volatile boolean parked;
     /** The waiter blocks in the transport ({@link TransportPort#awaitProgress}) rather than in park. */
@@ -42,6 +42,7 @@ final class EvdWait
     {
         this.evd = evd;
         this.ia = ia;
+        this.waiter = new EvdWaiter(ia.singleWriter);
         this.spinNanos = ia.config.evdSpinMicros * 1000L;
     }
 

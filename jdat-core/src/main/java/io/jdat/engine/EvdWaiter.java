@@ -24,6 +24,7 @@ final class EvdWaiter extends EvdWaiterWords
     private static final int QUICK_CLOSED = Integer.MIN_VALUE;
     private static final VarHandle THREAD;
     private static final VarHandle QUICK;
+    private static final VarHandle ALONE;
 
     static
     {
@@ -31,11 +32,25 @@ final class EvdWaiter extends EvdWaiterWords
         {
             THREAD = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "thread", Thread.class);
             QUICK = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "quickTakers", int.class);
+            ALONE = MethodHandles.lookup().findVarHandle(EvdWaiterWords.class, "quickAlone", int.class);
         }
         catch (final ReflectiveOperationException e)
         {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * The EVD is of a single-writer IA ({@link IaImpl#singleWriter}): its one consumer thread enters
+     * and leaves the lock-free take through {@link EvdWaiterWords#quickAlone}, with no
+     * read-modify-write.
+     */
+    private final boolean single;
+
+    /** {@code single}: the EVD's IA is single-writer, one consumer thread. */
+    EvdWaiter(final boolean single)
+    {
+        this.single = single;
     }
 
     /**
@@ -53,10 +68,22 @@ final class EvdWaiter extends EvdWaiterWords
      * A {@code dat_evd_wait} that would take a queued event without the EVD lock enters here; false
      * if {@code dat_evd_set_unwaitable} has closed that way (the wait then decides under the lock).
      * One atomic add: the count and the closed bit are one word, so a set either sees this taker
-     * and waits for it, or this taker sees the set.
+     * and waits for it, or this taker sees the set. The one consumer of a single-writer IA stores
+     * its own word instead, then reads the closed bit; the set sets the bit (a full fence), then
+     * reads that word: a store, then a load of the other's word on each side.
      */
     boolean enterQuick()
     {
+        if (single)
+        {
+            ALONE.setVolatile(this, 1);
+            if ((int) QUICK.getVolatile(this) < 0)
+            {
+                ALONE.setRelease(this, 0);
+                return false;
+            }
+            return true;
+        }
         if ((int) QUICK.getAndAdd(this, 1) < 0)
         {
             QUICK.getAndAdd(this, -1);
@@ -68,6 +95,12 @@ final class EvdWaiter extends EvdWaiterWords
     /** The lock-free take is over, with or without its event. */
     void leaveQuick()
     {
+        if (single)
+        {
+            // a release store: what the take read comes before it
+            ALONE.setRelease(this, 0);
+            return;
+        }
         QUICK.getAndAdd(this, -1);
     }
 
@@ -79,7 +112,8 @@ final class EvdWaiter extends EvdWaiterWords
     void closeQuick()
     {
         QUICK.getAndBitwiseOr(this, QUICK_CLOSED);
-        for (int spins = 0; ((int) QUICK.getVolatile(this) & ~QUICK_CLOSED) != 0; spins++)
+        for (int spins = 0; ((int) QUICK.getVolatile(this) & ~QUICK_CLOSED) != 0 || (int) ALONE.getVolatile(this) != 0;
+            spins++)
         {
             if (spins < 100)
             {
@@ -187,6 +221,8 @@ abstract class EvdWaiterWords extends EvdWaiterPadding
      * {@code dat_evd_set_unwaitable} has closed that way ({@link EvdWaiter#enterQuick}).
      */
     volatile int quickTakers;
+    /** 1 while the one consumer of a single-writer IA's EVD takes without the lock ({@link EvdWaiter#enterQuick}). */
+    volatile int quickAlone;
 }
 
 /** The 64 bytes ahead of {@link EvdWaiterWords}. */
