@@ -555,9 +555,15 @@ final class RecvRing extends ClaimedRing
     /**
      * Closes the ring to posters without the lock and waits until every position claimed before
      * is published. Returns the tail: the receives in {@code [head, tail)} are all there are.
+     * Direct mode must have ended first (the EVD's {@code leaveDirect}).
      */
     long close()
     {
+        if (mode != NORMAL)
+        {
+            // completed slots never read seq == p + 1 in direct mode: settle would spin for good
+            throw new IllegalStateException("a receive ring in direct mode closed before the mode ended");
+        }
         final long t;
         if (singleWriter)
         {

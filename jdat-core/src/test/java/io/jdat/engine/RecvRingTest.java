@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
@@ -243,6 +245,23 @@ class RecvRingTest
         assertEquals(2, next.claimBounded(0, 8));
         // the bound counts positions at or above what was released
         assertEquals(RecvRing.FULL, next.claimBounded(1, 2));
+    }
+
+    /**
+     * A flush or resize closes the ring only after direct mode ended. Closed in the mode (whose
+     * completed slots never read as published, so waiting for them would last for good), the ring
+     * refuses at once.
+     */
+    @Test
+    void closingInDirectModeIsRefusedNotAWaitForever()
+    {
+        final RecvRing r = RecvRing.direct(4, 1, false);
+        r.publish(r.claim());
+        r.mode = RecvRing.DIRECT;
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+            () -> assertThrows(IllegalStateException.class, r::close));
+        r.mode = RecvRing.NORMAL;
+        assertEquals(1, r.close(), "the one receive posted is all there is");
     }
 
     /**
