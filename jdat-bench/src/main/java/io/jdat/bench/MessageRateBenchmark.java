@@ -65,6 +65,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * while the receiver goes on taking and reposting, so a post may find the queue full. As with a
  * NIC's send queue, the refusal ({@code DAT_INSUFFICIENT_RESOURCES(DAT_RESOURCE_TEP)}) is back
  * pressure: the sender idles as with a full window and tries again.
+ *
+ * <p>JVM flags for a run go in {@code -jvmArgsPrepend} (for example
+ * {@code -jvmArgsPrepend -Djdat.evd.direct=false}): a {@code -jvmArgsAppend} on JMH's command line
+ * replaces the {@code @Fork} arguments below instead of adding to them, and Aeron's benchmark then
+ * fails with {@code IllegalAccessError} without its {@code --add-exports}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
