@@ -274,6 +274,117 @@ class EvdDirectStressTest
         }
     }
 
+    /**
+     * No lost wake-up in direct mode: the consumer blocks in {@code dat_evd_wait} (threshold 1, the
+     * EVD spinning 0 µs so that every wait that finds nothing parks) while the sender's thread places
+     * each Send into the slots after a random delay that spreads it over the waiter's
+     * check-then-park window. Each Send follows the repost of the last one within microseconds, so
+     * a wait that lasts 3 s is a lost wake-up; every message must come out once and in order.
+     * The ring proofs ({@code EvdWakeupStressTest}) race software events, which end direct mode, so
+     * they never reach this path.
+     */
+    @ParameterizedTest(name = "nonthreadsafe={0}")
+    @ValueSource(booleans = {false, true})
+    void aWaiterParkedInDirectModeIsWokenByEverySend(final boolean single) throws Exception
+    {
+        final String name = "loopback-dwake" + NAMES.incrementAndGet();
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, !single), "evd_direct evd_spin_us=0");
+        final InterfaceAdapter sending = Dat.iaOpenv(name, 64, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, !single);
+        final InterfaceAdapter receiving = Dat.iaOpenv(name, 64, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, !single);
+        final Arena arena = Arena.ofShared();
+        final int messages = 5_000;
+        try
+        {
+            final ProtectionZone spz = sending.pzCreate();
+            final ProtectionZone rpz = receiving.pzCreate();
+            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
+            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
+            final Lmr src = sending.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), spz,
+                MemPriv.ALL_FLAG);
+            final Lmr dst = receiving.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received),
+                received.byteSize(), rpz, MemPriv.ALL_FLAG);
+            final EpAttr attr = new EpAttr();
+            attr.maxRecvDtos = QUEUE;
+            attr.maxRequestDtos = 64;
+            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final EventDispatcher recv = receiving.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
+            final EventDispatcher conn = receiving.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+            final Endpoint client = sending.epCreate(spz, sending.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                sending.evdCreate(128, null, EvdFlags.DTO_FLAG), sending.evdCreate(8, null,
+                EvdFlags.CONNECTION_FLAG), attr);
+            final Endpoint server = receiving.epCreate(rpz, recv, receiving.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                conn, attr);
+            connect(sending, receiving, client, server, conn);
+            assertTrue(((EvdImpl) recv).direct != null, "direct mode");
+            for (int i = 0; i < QUEUE; i++)
+            {
+                server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
+            }
+            final AtomicLong credits = new AtomicLong(QUEUE);
+            final AtomicLong placed = new AtomicLong();
+            final AtomicReference<Throwable> failed = new AtomicReference<>();
+            final AtomicInteger taken = new AtomicInteger();
+            final Thread consumer = Thread.ofPlatform().daemon().name("waiter").start(() -> guard(failed, () ->
+            {
+                final DatEvent ev = new DatEvent();
+                final DatCount nmore = new DatCount();
+                long expect = 0;
+                while (expect < messages && failed.get() == null)
+                {
+                    final long start = System.nanoTime();
+                    final DatStatus s = recv.wait(5 * SECOND, 1, ev, nmore);
+                    final long waited = System.nanoTime() - start;
+                    // the sender places the next Send within microseconds of the repost: a wait that
+                    // lasts seconds (and then finds it, at its timeout's last look) missed its wake-up
+                    assertTrue(waited < TimeUnit.SECONDS.toNanos(3), () -> "lost wake-up: a wait for message "
+                        + taken.get() + " took " + waited / 1_000_000 + " ms (" + s + "), " + placed.get() + " placed");
+                    if (s != DatStatus.SUCCESS)
+                    {
+                        continue;
+                    }
+                    assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+                    final long slot = ev.dto.userCookie;
+                    final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
+                    assertEquals(expect, seq, "message " + seq + " where " + expect + " was due");
+                    expect++;
+                    taken.set((int) expect);
+                    server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
+                    credits.incrementAndGet();
+                }
+            }));
+            final java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (long seq = 0; seq < messages && failed.get() == null; seq++)
+            {
+                while (credits.get() <= seq && failed.get() == null)
+                {
+                    assertTrue(System.nanoTime() < deadline, "no credit for " + seq);
+                    Thread.onSpinWait();
+                }
+                // about as long as the waiter takes from its last look to its park, at random
+                for (int i = random.nextInt(2_000); i > 0; i--)
+                {
+                    Thread.onSpinWait();
+                }
+                final long at = seq % 1024 * SLOT;
+                source.set(ValueLayout.JAVA_LONG, at, seq);
+                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                    CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
+                placed.set(seq + 1);
+            }
+            consumer.join(TimeUnit.SECONDS.toMillis(60));
+            assertNull(failed.get(), () -> "failed: " + failed.get());
+            assertEquals(messages, taken.get());
+            assertTrue(((EvdImpl) recv).direct != null, "every message came through direct mode");
+        }
+        finally
+        {
+            sending.close(CloseFlags.ABRUPT_FLAG);
+            receiving.close(CloseFlags.ABRUPT_FLAG);
+            arena.close();
+        }
+    }
+
     private static void connect(final InterfaceAdapter sending, final InterfaceAdapter receiving,
         final Endpoint client, final Endpoint server, final EventDispatcher serverConn)
     {
