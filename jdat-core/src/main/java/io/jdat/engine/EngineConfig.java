@@ -84,9 +84,7 @@ public final class EngineConfig
         maxLmrBlockSize = longValue("max_lmr_block_size", Long.MAX_VALUE);
         evdSpinMicros = longValue("evd_spin_us", Long.getLong("jdat.evd.spinMicros", 20L));
         evdSpinYieldNanos = longValue("evd_spin_yield_ns", Long.getLong("jdat.evd.spinYieldNanos", 0L));
-        final String direct = System.getProperty("jdat.evd.direct", "true").toLowerCase(Locale.ROOT);
-        evdDirect = flag("evd_direct", !(direct.equals("false") || direct.equals("off") || direct.equals("0")
-            || direct.equals("no")));
+        evdDirect = flag("evd_direct", bool("-Djdat.evd.direct", System.getProperty("jdat.evd.direct", "true")));
     }
 
     /**
@@ -202,11 +200,17 @@ public final class EngineConfig
         {
             return fallback;
         }
+        return bool("instance data: " + key, v);
+    }
+
+    /** A boolean as instance data and the JVM's properties spell it; {@code what} names it when refused. */
+    private static boolean bool(final String what, final String v)
+    {
         return switch (v.toLowerCase(Locale.ROOT))
         {
             case "", "1", "true", "yes", "on" -> true;
             case "0", "false", "no", "off" -> false;
-            default -> throw new IllegalArgumentException("instance data: " + key + "=" + v + " is not a boolean");
+            default -> throw new IllegalArgumentException(what + "=" + v + " is not a boolean");
         };
     }
 

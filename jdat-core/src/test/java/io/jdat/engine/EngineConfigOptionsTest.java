@@ -11,6 +11,42 @@ import org.junit.jupiter.api.Test;
 /** The number, range and yes/no options transports read from instance data. */
 class EngineConfigOptionsTest
 {
+    /**
+     * {@code -Djdat.evd.direct} is read as instance data's booleans are: off and its spellings turn
+     * direct mode off, on and its spellings keep it, and anything else is refused by name instead of
+     * taken silently as on; instance data's {@code evd_direct} still decides when given.
+     */
+    @Test
+    void theDirectModePropertyIsABooleanSpelledAsInstanceDataAndAnythingElseIsRefused()
+    {
+        final String was = System.getProperty("jdat.evd.direct");
+        try
+        {
+            System.setProperty("jdat.evd.direct", "OFF");
+            assertFalse(EngineConfig.parse("").evdDirect);
+            assertTrue(EngineConfig.parse("evd_direct=on").evdDirect);
+            System.setProperty("jdat.evd.direct", "no");
+            assertFalse(EngineConfig.parse(null).evdDirect);
+            System.setProperty("jdat.evd.direct", "yes");
+            assertTrue(EngineConfig.parse("").evdDirect);
+            System.setProperty("jdat.evd.direct", "maybe");
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EngineConfig.parse(""));
+            assertTrue(e.getMessage().contains("-Djdat.evd.direct=maybe"), e.getMessage());
+        }
+        finally
+        {
+            if (was == null)
+            {
+                System.clearProperty("jdat.evd.direct");
+            }
+            else
+            {
+                System.setProperty("jdat.evd.direct", was);
+            }
+        }
+    }
+
     @Test
     void aNumberIsTheFallbackWhenAbsentOrEmptyAndDecodedOtherwise()
     {
