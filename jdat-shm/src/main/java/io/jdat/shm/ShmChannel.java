@@ -653,9 +653,11 @@ final class ShmChannel implements Channel, Work
             final int type = Frame.type(word);
             if (type == Frame.PAD)
             {
-                if (length != toEnd)
+                // a PAD fills the end after a record that did not fit there, so it never starts
+                // at 0: one there would span the whole ring and be read again on every lap
+                if (length != toEnd || at == 0)
                 {
-                    throw Corrupt.framing("PAD of " + length + " bytes where " + toEnd + " remain");
+                    throw Corrupt.framing("PAD of " + length + " bytes at " + at + " where " + toEnd + " remain");
                 }
                 rx.consume(toEnd);
                 continue;

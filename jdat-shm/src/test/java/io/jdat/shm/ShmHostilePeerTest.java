@@ -228,6 +228,24 @@ class ShmHostilePeerTest
     }
 
     /**
+     * A PAD at the ring's start as long as the whole ring: consuming it comes back to the same
+     * bytes, so a receive that took it would read it again forever, inside whichever thread
+     * polls (a consumer's {@code dat_evd_wait} would never return, its timeout included). Found by
+     * {@code ShmRingFuzzTest}.
+     */
+    @Test
+    void padSpanningTheWholeRingBreaksTheConnection() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final MemorySegment d = h.tx.data();
+            d.set(ValueLayout.JAVA_INT, Frame.TYPE, Frame.PAD);
+            Shared.setIntRelease(d, Frame.LENGTH, (int) h.tx.capacity());
+            victimBrokeAndPlacedNothing();
+        }
+    }
+
+    /**
      * A record is published by its length word, which the producer stores last, and never by the
      * tail: a whole Send under a forged tail, its length word still zero, is not delivered (nor is
      * anything broken); the same record is, once the word is stored. (While the tail published
