@@ -10,6 +10,7 @@ import io.jdat.DatStatus;
 import io.jdat.EventDispatcher;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileLockInterruptionException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -33,6 +34,13 @@ public final class FuzzInput
         void run() throws Exception;
     }
 
+    /**
+     * How long one input may run before it counts as a hang: every wait of an input is bounded by
+     * a few seconds, and this stays below libFuzzer's {@code -timeout=60} (root {@code pom.xml}),
+     * which would end the whole JVM with no word of where the input was.
+     */
+    static final Duration HANG = Duration.ofSeconds(45);
+
     private FuzzInput()
     {
     }
@@ -42,10 +50,18 @@ public final class FuzzInput
      * rethrows what it threw. Jazzer interrupts the fuzzing thread when its time is up; an
      * interrupt is no input of a peer, so the input runs where that interrupt does not reach. An
      * input that an interrupt ended all the same ({@link #byInterrupt}) is no finding: it goes to
-     * {@code endedByInterrupt} instead.
+     * {@code endedByInterrupt} instead. An input still running after {@link #HANG} is a finding,
+     * thrown with the stack of its thread.
      */
     public static void run(final String threadName, final Body body, final Consumer<Exception> endedByInterrupt)
         throws Exception
+    {
+        run(threadName, body, endedByInterrupt, HANG);
+    }
+
+    /** {@link #run(String, Body, Consumer)} with a bound of its own on how long the input may run. */
+    static void run(final String threadName, final Body body, final Consumer<Exception> endedByInterrupt,
+        final Duration hang) throws Exception
     {
         final FutureTask<Void> run = new FutureTask<>(() ->
         {
@@ -64,14 +80,24 @@ public final class FuzzInput
             }
             return null;
         });
-        final Thread t = Thread.ofPlatform().name(threadName).start(run);
+        // a daemon: an input that hangs must not keep the JVM from ending once it is reported
+        final Thread t = Thread.ofPlatform().name(threadName).daemon(true).start(run);
+        final long deadline = System.nanoTime() + hang.toNanos();
         boolean interrupted = false;
-        while (true)
+        while (t.isAlive())
         {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                if (interrupted)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                throw hung(t, hang);
+            }
             try
             {
-                t.join();
-                break;
+                t.join(Duration.ofNanos(left));
             }
             catch (final InterruptedException e)
             {
@@ -97,6 +123,14 @@ public final class FuzzInput
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** The finding of an input whose thread still runs: where that thread is now. */
+    private static AssertionError hung(final Thread t, final Duration hang)
+    {
+        final Throwable where = new Throwable("the input's thread " + t.getName() + ", where it was");
+        where.setStackTrace(t.getStackTrace());
+        return new AssertionError("the input still ran after " + hang.toSeconds() + " s: a hang", where);
     }
 
     /** Whether {@code e} is an interrupt of the waiting or I/O-ing thread, not an outcome of the input. */
