@@ -49,6 +49,7 @@ import io.jdat.ReservedServicePoint;
 import io.jdat.RmrTriplet;
 import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
+import io.jdat.spi.DatArg;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -2249,6 +2250,63 @@ class EpTest
             dto(a.req(), 1, DtoStatus.SUCCESS);
             dto(a.req(), 2, DtoStatus.SUCCESS);
             assertArrayEquals(bytes(lmr, 2 * LEN, 8), bytes(lmr, LEN, 8));
+        }
+    }
+
+    @Test
+    void postRdmaRead_insufficientResources_aFullQueueIsReportedBeforeTheMissingReadCredits()
+    {
+        try (Fixture f = new Fixture(); StalledDelivery s = new StalledDelivery(f))
+        {
+            final Fixture.Ep a = f.ep(attr(x ->
+            {
+                x.maxRequestDtos = 1;
+                x.maxRdmaReadOut = 0;
+            }));
+            final Fixture.Ep b = ep(f, s.recvEvd(f), null);
+            connect(f, a, b);
+            final Lmr lmr = f.lmr(4 * LEN);
+            b.ep().postRecv(1, iov(lmr, 0, LEN), 100, 0);
+            s.stall(() -> a.ep().postSend(1, iov(lmr, 3 * LEN, 8), 1, 0));
+            assertSubtype(DatReturnSubtype.RESOURCE_TEP, expect(DatReturnType.INSUFFICIENT_RESOURCES,
+                () -> a.ep().postRdmaRead(1, iov(lmr, LEN, 8), 2, remote(lmr, 2 * LEN, 8), 0)));
+            s.release();
+            dto(a.req(), 1, DtoStatus.SUCCESS);
+            // the queue has room again: now the connection's lack of Read credits is the refusal
+            assertSubtype(DatReturnSubtype.RESOURCE_CREDITS, expect(DatReturnType.INSUFFICIENT_RESOURCES,
+                () -> a.ep().postRdmaRead(1, iov(lmr, LEN, 8), 3, remote(lmr, 2 * LEN, 8), 0)));
+        }
+    }
+
+    @Test
+    void postRdma_invalidParameter_namesTheFlagsBeforeAMissingRemoteBuffer()
+    {
+        try (Fixture f = new Fixture())
+        {
+            final Fixture.Ep[] signalled = f.connectedPair(null);
+            final Fixture.Ep[] unsignalled = f.connectedPair(
+                attr(a -> a.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG));
+            final Lmr lmr = f.lmr(2 * LEN);
+            final DatReturnSubtype flagsOfWrite = DatReturnSubtype.invalidArg(6);
+            final DatReturnSubtype flagsOfSend = DatReturnSubtype.invalidArg(5);
+            final DatReturnSubtype remoteBuffer = DatReturnSubtype.invalidArg(DatArg.POST_RDMA_REMOTE_IOV);
+            // unknown flags come first, whatever else is wrong
+            assertSubtype(flagsOfWrite, expect(DatReturnType.INVALID_PARAMETER,
+                () -> signalled[0].ep().postRdmaWrite(1, iov(lmr, 0, 8), 1, null, 0x20)));
+            assertSubtype(flagsOfSend, expect(DatReturnType.INVALID_PARAMETER,
+                () -> signalled[0].ep().postSend(1, iov(lmr, 0, 8), 1, 0x20)));
+            // UNSIGNALLED where the EP does not allow it, then the missing remote buffer
+            assertSubtype(flagsOfWrite, expect(DatReturnType.INVALID_PARAMETER,
+                () -> signalled[0].ep().postRdmaRead(1, iov(lmr, 0, 8), 1, null, CompletionFlags.UNSIGNALLED_FLAG)));
+            assertSubtype(remoteBuffer, expect(DatReturnType.INVALID_PARAMETER,
+                () -> signalled[0].ep().postRdmaWrite(1, iov(lmr, 0, 8), 1, null, 0)));
+            // where the EP allows UNSIGNALLED, the flag is fine and the missing buffer is named
+            assertSubtype(remoteBuffer, expect(DatReturnType.INVALID_PARAMETER,
+                () -> unsignalled[0].ep().postRdmaWrite(1, iov(lmr, 0, 8), 1, null, CompletionFlags.UNSIGNALLED_FLAG)));
+            assertSubtype(remoteBuffer, expect(DatReturnType.INVALID_PARAMETER,
+                () -> unsignalled[0].ep().postRdmaRead(1, iov(lmr, 0, 8), 1, null, CompletionFlags.UNSIGNALLED_FLAG)));
+            assertEmpty(signalled[0].req());
+            assertEmpty(unsignalled[0].req());
         }
     }
 
