@@ -372,7 +372,7 @@ final class ShmChannel implements Channel, Work
             int n = transmit();
             if (state != DONE)
             {
-                n += receive(RX_BUDGET);
+                n += receive(RX_BUDGET, Long.MAX_VALUE);
             }
             if (state != DONE)
             {
@@ -627,15 +627,16 @@ final class ShmChannel implements Channel, Work
         }
     }
 
-    /** Delivers the peer's records to the engine, at most {@code budget} of them. */
-    private int receive(final int budget)
+    /** Delivers the peer's records to the engine: at most {@code budget}, in {@code bytes} of the ring. */
+    private int receive(final int budget, final long bytes)
     {
         if (rxStopped)
         {
             return 0;
         }
         int n = 0;
-        while (n < budget)
+        final long start = rx.position();
+        while (n < budget && rx.position() - start < bytes)
         {
             if (abortRequested)
             {
@@ -823,8 +824,9 @@ final class ShmChannel implements Channel, Work
         final boolean dead = gone == ConnectionFile.OPEN && peerDead;
         if (gone != ConnectionFile.OPEN || dead)
         {
-            // what the peer wrote before it went is visible now: deliver it first
-            int n = receive(Integer.MAX_VALUE);
+            // what the peer wrote before it went is visible now: deliver it first, no more than a
+            // ring holds (records a hostile peer never overwrote would be read again on every lap)
+            int n = receive(Integer.MAX_VALUE, rx.capacity());
             if (state != DONE)
             {
                 n += reap();

@@ -156,7 +156,7 @@ final class SpscRing
         return capacity;
     }
 
-    /** Producer: bytes published so far (the private tail). */
+    /** Bytes this side moved so far: the producer's private tail, the consumer's private head. */
     long position()
     {
         return position;

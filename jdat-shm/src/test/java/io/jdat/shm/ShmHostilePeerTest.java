@@ -246,6 +246,36 @@ class ShmHostilePeerTest
     }
 
     /**
+     * A peer that filled its ring with records that tile it exactly, and never zeroed the length
+     * word after the last one as a producer does, then said it went (its "gone" word): every
+     * record is a valid Write, so the victim reads them again on every lap. Its rounds take 64
+     * records at a time, but the drain of what a peer wrote before it went read until no record
+     * was left, inside the I/O thread, under the progress lock, forever: no other connection of
+     * the port moved and this one never ended. A ring holds at most one ring's worth of records,
+     * so the drain stops there and ends the connection.
+     */
+    @Test
+    void aPeerThatWentLeavingARingOfRecordsThatLapsIsNotReadForever() throws Exception
+    {
+        try (Hostile h = connected())
+        {
+            final MemorySegment d = h.tx.data();
+            final int size = 4096;
+            // from the end back to 0: the record at 0, stored last, publishes the lot
+            for (long at = h.tx.capacity() - size; at >= 0; at -= size)
+            {
+                Frame.header(d, at, RdmapOpcode.RDMA_WRITE, Frame.FLAG_LAST);
+                Frame.tagged(d, at, lmr.rmrContext(), base());
+                Shared.setIntRelease(d, at + Frame.LENGTH, size);
+            }
+            h.file.markGone(true, ConnectionFile.GONE_CLOSED);
+            next(ep.conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            final DatEvent recv = next(ep.recv(), EventNumber.DTO_COMPLETION_EVENT);
+            assertEquals(DtoStatus.ERR_FLUSHED, recv.dto.status, recv.toString());
+        }
+    }
+
+    /**
      * A record is published by its length word, which the producer stores last, and never by the
      * tail: a whole Send under a forged tail, its length word still zero, is not delivered (nor is
      * anything broken); the same record is, once the word is stored. (While the tail published
