@@ -26,6 +26,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -95,6 +96,13 @@ final class ShmDirectory
     private static final ConcurrentHashMap<Path, Integer> SHARED = new ConcurrentHashMap<>();
     /** One JVM-wide lock per address directory: a JVM cannot hold two file locks on one file. */
     private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
+    /**
+     * The longest a thread waits for another process to let go of an address directory's lock:
+     * an honest holder keeps it for a few file operations, but a process that is hostile, or was
+     * stopped while it held it, keeps it for ever.
+     */
+    static final long LOCK_WAIT_NANOS = 5_000_000_000L;
+    private static final long LOCK_RETRY_MAX_NANOS = 10_000_000L;
 
     private ShmDirectory()
     {
@@ -420,6 +428,9 @@ final class ShmDirectory
     /**
      * Runs {@code body} holding the address directory's lock: a JVM-wide lock, then an exclusive
      * file lock on {@code .lock} (which the kernel drops if this process dies).
+     *
+     * @throws DatException DAT_INSUFFICIENT_RESOURCES if another process held the file lock for
+     *     {@link #LOCK_WAIT_NANOS}
      */
     static <T> T locked(final Path dir, final Supplier<T> body)
     {
@@ -432,7 +443,7 @@ final class ShmDirectory
             return uninterruptibly(() ->
             {
                 try (FileChannel fc = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock _ = fc.lock())
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock _ = lock(fc, dir))
                 {
                     if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
                     {
@@ -449,6 +460,28 @@ final class ShmDirectory
         finally
         {
             jvm.unlock();
+        }
+    }
+
+    /** The file lock of a directory's {@code .lock}, waited for {@link #LOCK_WAIT_NANOS} at most. */
+    private static FileLock lock(final FileChannel fc, final Path dir) throws IOException
+    {
+        final long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        long park = 1000;
+        while (true)
+        {
+            final FileLock l = fc.tryLock();
+            if (l != null)
+            {
+                return l;
+            }
+            if (System.nanoTime() - deadline >= 0)
+            {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
+                    "shm: another process kept the lock of " + dir + " for " + LOCK_WAIT_NANOS / 1_000_000 + " ms");
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(park << 1, LOCK_RETRY_MAX_NANOS);
         }
     }
 

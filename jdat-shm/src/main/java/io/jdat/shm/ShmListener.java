@@ -44,7 +44,8 @@ final class ShmListener implements Listener, Work
     /**
      * Removes the file before it returns, also to a caller that finds another one closing (an
      * RSP's listener closes when its request arrives, and dat_rsp_free may come meanwhile): then
-     * the qualifier is free for a new listener.
+     * the qualifier is free for a new listener. If another process keeps the address directory's
+     * lock, the file is only marked closed, and the next listen on the qualifier replaces it.
      */
     @Override
     public synchronized void close()
@@ -54,15 +55,24 @@ final class ShmListener implements Listener, Work
             return;
         }
         closing = true;
-        ShmDirectory.locked(port.dir, () ->
+        try
         {
-            // false when the JVM's exit closed and removed it already (ListenerCleanup)
-            if (wrecked || markClosed())
+            ShmDirectory.locked(port.dir, () ->
             {
-                ShmDirectory.delete(file.path);
-            }
-            return null;
-        });
+                // false when the JVM's exit closed and removed it already (ListenerCleanup)
+                if (wrecked || markClosed())
+                {
+                    ShmDirectory.delete(file.path);
+                }
+                return null;
+            });
+        }
+        catch (final io.jdat.DatException e)
+        {
+            // another process keeps the directory's lock: closed all the same, and the file, which
+            // says so, is left for the next listen on the qualifier or a sweep to remove
+            markClosed();
+        }
         closed = true;
         port.wake();
     }
