@@ -57,7 +57,9 @@ import java.util.regex.Pattern;
  * with {@code O_CREAT|O_EXCL} at 0600 (both atomic: an existing name is never taken over), and
  * before use every directory and file is looked at without following links ({@code lstat}): it
  * must be a directory or a regular file, not a symbolic link, owned by this process's user, with no
- * access for group or others. Files are opened with {@code O_NOFOLLOW}. The directory that holds
+ * access for group or others. Files are opened with {@code O_NOFOLLOW}, for reading and writing,
+ * and refused unless they can seek ({@link #openFile}): a FIFO put in a file's place after the
+ * look neither holds the opening thread nor is used. The directory that holds
  * the root must be owned by this user or by root, and writable by others only if sticky (as
  * {@code /dev/shm} and {@code /tmp} are), so nobody else can rename the root away and put
  * another in its place. A path that fails is refused with {@code DAT_PRIVILEGES_VIOLATION} naming
@@ -442,8 +444,7 @@ final class ShmDirectory
             final boolean made = !check(lock, false);
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE); FileLock _ = lock(fc, dir))
+                try (FileChannel fc = openFile(lock, true); FileLock _ = lock(fc, dir))
                 {
                     if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
                     {
@@ -452,6 +453,10 @@ final class ShmDirectory
                     return body.get();
                 }
             });
+        }
+        catch (final NotAFile e)
+        {
+            throw refused(e.path, "it is not a regular file");
         }
         catch (final IOException e)
         {
@@ -533,8 +538,7 @@ final class ShmDirectory
             }
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS))
+                try (FileChannel fc = openFile(path, false))
                 {
                     final long size = fc.size();
                     if (size < min || size > max)
@@ -556,6 +560,46 @@ final class ShmDirectory
                 throw resources("cannot open " + path, e);
             }
             return null;
+        }
+    }
+
+    /**
+     * Opens a file that {@link #check} found to be a regular file, so that the open itself can
+     * neither follow nor wait: whoever may write the directory can put a link or a FIFO in the
+     * file's place between the check and the open. No link is followed ({@code O_NOFOLLOW}); the
+     * file is opened for reading and writing, which opens a FIFO at once (open for one of the two,
+     * it waits for a process to open the other end, for ever); and a file that cannot seek (a FIFO)
+     * is refused with {@link NotAFile} before anything reads it (a read of an empty FIFO waits too).
+     * {@code create}: made (mode 0600) if missing, as the lock file is.
+     */
+    static FileChannel openFile(final Path path, final boolean create) throws IOException
+    {
+        final FileChannel fc = create ? FileChannel.open(path, Set.of(StandardOpenOption.CREATE,
+            StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), FILE_MODE)
+            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        try
+        {
+            fc.position();
+        }
+        catch (final IOException e)
+        {
+            fc.close();
+            throw new NotAFile(path);
+        }
+        return fc;
+    }
+
+    /** What {@link #openFile} opened at a path is not a regular file (it cannot seek). */
+    static final class NotAFile extends FileSystemException
+    {
+        private static final long serialVersionUID = 1L;
+
+        final transient Path path;
+
+        NotAFile(final Path path)
+        {
+            super(path.toString(), null, "not a regular file");
+            this.path = path;
         }
     }
 
@@ -583,9 +627,9 @@ final class ShmDirectory
             uninterruptibly(() ->
             {
                 b.clear();
-                try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
+                try (FileChannel fc = openFile(path, false))
                 {
-                    while (b.hasRemaining() && fc.read(b) > 0)
+                    while (b.hasRemaining() && fc.read(b, b.position()) > 0)
                     {
                         // keep reading
                     }

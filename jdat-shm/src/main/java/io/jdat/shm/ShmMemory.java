@@ -11,12 +11,8 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -256,11 +252,16 @@ public final class ShmMemory implements AutoCloseable
             return null;
         }
         final Path path = root.resolve(ShmDirectory.MEMORY_DIR).resolve(fileName(pid, seq));
-        if (!ShmDirectory.safe(path))
+        final MemorySegment file;
+        try
         {
+            file = map(path, FileChannel.MapMode.READ_ONLY, arena);
+        }
+        catch (final io.jdat.DatException e)
+        {
+            // not a file of this user alone (ShmDirectory.check): as unusable as a missing one
             return null;
         }
-        final MemorySegment file = map(path, FileChannel.MapMode.READ_ONLY, arena);
         return file == null || file.get(ValueLayout.JAVA_LONG, 16) != pid ? null : file.asSlice(HEADER);
     }
 
@@ -276,14 +277,13 @@ public final class ShmMemory implements AutoCloseable
         {
             return null;
         }
-        final Set<OpenOption> options = mode == FileChannel.MapMode.READ_ONLY
-            ? Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
-            : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         try
         {
             return ShmDirectory.uninterruptibly(() ->
             {
-                try (FileChannel fc = FileChannel.open(path, options))
+                // for reading and writing even to map it read only: a FIFO put in its place since
+                // the check opens at once, and is refused (ShmDirectory.openFile)
+                try (FileChannel fc = ShmDirectory.openFile(path, false))
                 {
                     final long size = fc.size();
                     if (size <= HEADER)
