@@ -105,6 +105,14 @@ final class ShmDirectory
      */
     static final long LOCK_WAIT_NANOS = 5_000_000_000L;
     private static final long LOCK_RETRY_MAX_NANOS = 10_000_000L;
+    /**
+     * The most names one sweep of stale files looks at. Others may write the directory: it can
+     * hold any number of names, or gain new ones as fast as they are read, and the sweep holds the
+     * directory's lock, which other processes wait {@link #LOCK_WAIT_NANOS} for at most. An honest
+     * directory holds one name per listener and per connection being set up, and the next sweep
+     * goes on with what one left.
+     */
+    static final int SWEEP_MAX = 4096;
 
     private ShmDirectory()
     {
@@ -706,17 +714,22 @@ final class ShmDirectory
 
     /**
      * Removes the stale files of an address directory: listening files and connection files whose
-     * owner is dead. Takes the directory's lock.
+     * owner is dead, among the first {@link #SWEEP_MAX} names it reads. Takes the directory's lock.
      */
     static int sweep(final Path dir)
     {
         return locked(dir, () ->
         {
             int removed = 0;
+            int seen = 0;
             try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
             {
                 for (final Path p : files)
                 {
+                    if (++seen > SWEEP_MAX)
+                    {
+                        break;
+                    }
                     if (!safe(p))
                     {
                         // left for whoever uses the name to refuse, naming it

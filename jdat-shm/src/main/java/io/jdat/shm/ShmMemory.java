@@ -319,15 +319,22 @@ public final class ShmMemory implements AutoCloseable
         return !Liveness.alive(b.getLong(16), b.getLong(24));
     }
 
+    /** Removes the files of dead creators among the first {@link ShmDirectory#SWEEP_MAX} names of {@code dir}. */
     private static void sweep(final Path dir)
     {
         ShmDirectory.locked(dir, () ->
         {
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "m-*"))
+            int seen = 0;
+            // every name counts, not only those that match (a filter reads the others too)
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
             {
                 for (final Path p : files)
                 {
-                    if (ShmDirectory.safe(p) && stale(p))
+                    if (++seen > ShmDirectory.SWEEP_MAX)
+                    {
+                        break;
+                    }
+                    if (p.getFileName().toString().startsWith("m-") && ShmDirectory.safe(p) && stale(p))
                     {
                         ShmDirectory.delete(p);
                     }
