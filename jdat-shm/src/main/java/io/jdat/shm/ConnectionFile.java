@@ -60,6 +60,12 @@ final class ConnectionFile
     static final int REJECTED_PEER = 4;
     static final int REJECTED_NON_PEER = 5;
     static final int CANCELLED = 6;
+    /**
+     * The compare-and-sets a cancel tries: the passive side moves the state at most twice while
+     * the active side may cancel (REQUESTED to ACCEPTED, then to REJECTED_NON_PEER), so each try
+     * beyond the third lost to a peer that wants the active side to loop.
+     */
+    static final int CANCEL_TRIES = 4;
 
     static final int OPEN = 0;
     static final int GONE_CLOSED = 1;
@@ -227,6 +233,28 @@ final class ConnectionFile
     boolean transition(final int from, final int to)
     {
         return Shared.casInt(seg, OFF_STATE, from, to);
+    }
+
+    /**
+     * Active side: gives up the attempt (CANCELLED) while the passive side has not answered, or has
+     * accepted; false if it answered otherwise (rejected), the state is none of these, or it moved
+     * on each of {@link #CANCEL_TRIES} tries (the peer is not told then).
+     */
+    boolean cancel()
+    {
+        for (int tries = 0; tries < CANCEL_TRIES; tries++)
+        {
+            final int s = state();
+            if (s != REQUESTED && s != ACCEPTED)
+            {
+                return false;
+            }
+            if (transition(s, CANCELLED))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Active side: the request, published with REQUESTED. */

@@ -51,17 +51,15 @@ final class ShmAttempt implements PendingConnect, Work
         return true;
     }
 
-    /** Tells the passive side that this side gave up (it sees its accept fail). */
+    /**
+     * Tells the passive side that this side gave up (it sees its accept fail), unless it moved the
+     * state on every try ({@link ConnectionFile#cancel()}).
+     */
     private void withdraw()
     {
         try
         {
-            int s = file.state();
-            while ((s == ConnectionFile.REQUESTED || s == ConnectionFile.ACCEPTED)
-                && !file.transition(s, ConnectionFile.CANCELLED))
-            {
-                s = file.state();
-            }
+            file.cancel();
         }
         catch (final InternalError e)
         {

@@ -911,7 +911,7 @@ final class ShmChannel implements Channel, Work
         }
         catch (final RuntimeException | InternalError e)
         {
-            // a wrecked or unmapped ring: nothing more can be told apart
+            // a wrecked or unmapped ring, or a cut moved on every try: nothing more can be told apart
             return;
         }
         OutboundMessage m;

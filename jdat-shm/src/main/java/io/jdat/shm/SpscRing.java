@@ -54,7 +54,8 @@ import java.lang.foreign.ValueLayout;
  * it ever is. So the producer knows, without waiting for the consumer, which messages the peer
  * has or will have and which it never will. The consumer checks the withdrawn cut as it checks
  * the tail: one behind its own claim, beyond what was published, off the ALIGN grid or inside a
- * record throws {@link Corrupt}; so does a cut that moved with no withdrawal.
+ * record throws {@link Corrupt}; so does a cut that moved with no withdrawal. The producer throws it
+ * too for a cut that moved again before each of its {@link #WITHDRAW_TRIES} compare-and-sets.
  *
  * <p>Sleeping ({@link Futex}): a side with nothing to do may sleep until the other moves. It stores
  * a new ticket in its "sleeps" word, loads the other side's word once more, and sleeps on the
@@ -97,6 +98,13 @@ final class SpscRing
      * then spans two cache lines wherever it starts, where 8 would let one in four span three.
      */
     static final int ALIGN = 16;
+    /**
+     * The compare-and-sets a withdrawal tries. Each one an honest consumer makes fail claimed a
+     * record in between (its claims come one per record delivered, microseconds apart, where a try
+     * takes a few instructions); a cut that moves on every try is a peer that wants this side to
+     * loop, and the ring is treated as corrupt.
+     */
+    static final int WITHDRAW_TRIES = 64;
 
     private final MemorySegment control;
     private final MemorySegment data;
@@ -335,15 +343,29 @@ final class SpscRing
      * consumer's deliveries end: the consumer's claim or {@code keep}, whichever is further
      * (checked: a claim it could not have made counts as no more than what it consumed). Nothing
      * from there on will be delivered; everything before it will be, unless the consumer dies.
+     *
+     * @throws Corrupt if the cut moved on each of {@link #WITHDRAW_TRIES} tries
      */
     long withdraw(final long keep)
     {
         long c;
-        do
+        for (int tries = 0;; tries++)
         {
             c = Shared.getLongVolatile(control, CUT);
+            if (c < 0)
+            {
+                break;
+            }
+            if (tries == WITHDRAW_TRIES)
+            {
+                throw Corrupt.framing("the consumer's cut moved on each of " + WITHDRAW_TRIES
+                    + " tries to withdraw (now " + c + ")");
+            }
+            if (Shared.casLong(control, CUT, c, Math.max(c, keep) | WITHDRAWN))
+            {
+                break;
+            }
         }
-        while (c >= 0 && !Shared.casLong(control, CUT, c, Math.max(c, keep) | WITHDRAWN));
         final boolean ours = c >= 0;
         c = ours ? Math.max(c, keep) : c & ~WITHDRAWN;
         loadHead();
