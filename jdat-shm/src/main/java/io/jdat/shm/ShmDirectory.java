@@ -113,6 +113,13 @@ final class ShmDirectory
      * goes on with what one left.
      */
     static final int SWEEP_MAX = 4096;
+    /**
+     * The most names a process tries for a file of its own ({@code c-PID-SEQ}, {@code m-PID-SEQ}:
+     * the next SEQ while one is taken). A name with this process's pid is taken only by a file an
+     * earlier process with the same pid left (the sweeps remove those), or by one another process
+     * put there to keep this one trying, for the connection files under the directory's lock.
+     */
+    static final int NAME_TRIES = 4096;
 
     private ShmDirectory()
     {
@@ -246,6 +253,13 @@ final class ShmDirectory
             "shm: " + what + ": " + e);
         d.initCause(e);
         return d;
+    }
+
+    /** No free name for a file of this process in {@code dir} after {@link #NAME_TRIES}: DAT_INSUFFICIENT_RESOURCES. */
+    static DatException namesTaken(final Path dir)
+    {
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
+            "shm: the next " + NAME_TRIES + " names for a file of this process in " + dir + " were taken");
     }
 
     /** A path the provider does not use, and why: {@code DAT_PRIVILEGES_VIOLATION} naming it. */

@@ -45,7 +45,8 @@ public final class ShmMemory implements AutoCloseable
     static final long MAGIC = 0x4A44_4154_5348_4D4DL;
     static final int VERSION = 1;
     static final long HEADER = 4096;
-    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /** The SEQ of the file m-PID-SEQ this process made last. */
+    static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final ShmMemory[] NONE = new ShmMemory[0];
     /** Every open instance of this process (copy on write), for lookups by address and cookie. */
     private static volatile ShmMemory[] live = NONE;
@@ -86,6 +87,9 @@ public final class ShmMemory implements AutoCloseable
      * Allocates {@code size} bytes (zeroed) of shared memory under the provider directory
      * {@code root} (an IA's instance data {@code dir=}; the direct path needs both sides of a
      * connection and the memory under one root).
+     *
+     * @throws io.jdat.DatException DAT_INSUFFICIENT_RESOURCES if no file can be made, the next
+     *     {@link ShmDirectory#NAME_TRIES} names of this process's files included
      */
     public static ShmMemory allocate(final Path root, final long size)
     {
@@ -98,7 +102,7 @@ public final class ShmMemory implements AutoCloseable
         final Arena arena = Arena.ofShared();
         try
         {
-            while (true)
+            for (int i = 0; i < ShmDirectory.NAME_TRIES; i++)
             {
                 final int seq = SEQUENCE.incrementAndGet();
                 final Path path = dir.resolve(fileName(Liveness.SELF_PID, seq));
@@ -116,6 +120,7 @@ public final class ShmMemory implements AutoCloseable
                 c.putLong(MAGIC).putLong(Liveness.SELF_PID).putLong(seq).putLong(size).putLong(Liveness.SELF_START);
                 return opened(new ShmMemory(root, path, (int) Liveness.SELF_PID, seq, true, arena, file, c.array()));
             }
+            throw ShmDirectory.namesTaken(dir);
         }
         catch (final RuntimeException e)
         {

@@ -76,7 +76,7 @@ final class ShmPort extends ThreadedPort
         }
     }
     /** Connection ids: this process's id above, a sequence below (the file name c-PID-SEQ). */
-    private static final AtomicLong SEQUENCE = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
+    static final AtomicLong SEQUENCE = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
 
     final ShmTransport transport;
     /** This port's address directory. */
@@ -749,7 +749,7 @@ final class ShmPort extends ThreadedPort
         {
             f = ShmDirectory.locked(remoteDir, () ->
             {
-                while (true)
+                for (int i = 0; i < ShmDirectory.NAME_TRIES; i++)
                 {
                     final ConnectionFile c = ConnectionFile.create(remoteDir, nextId(), transport.ringSize);
                     if (c != null)
@@ -757,11 +757,12 @@ final class ShmPort extends ThreadedPort
                         return c;
                     }
                 }
+                throw ShmDirectory.namesTaken(remoteDir);
             });
         }
         catch (final RuntimeException e)
         {
-            // no descriptor or space for the connection file: nothing is left behind
+            // no descriptor, space or name for the connection file: nothing is left behind
             lf.unmap();
             throw e;
         }
