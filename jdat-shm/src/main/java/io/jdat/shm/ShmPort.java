@@ -54,27 +54,10 @@ final class ShmPort extends ThreadedPort
 {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final Work[] NONE = new Work[0];
-    private static final java.lang.invoke.VarHandle POLLS;
     private static final java.lang.invoke.VarHandle BELL = java.lang.foreign.ValueLayout.JAVA_INT.varHandle();
-    /**
-     * A polling consumer runs a full round (liveness, deadlines) at least once in this many polls;
-     * the others skip the work that says it is quiet, or the round altogether.
-     */
-    private static final int QUIET_POLLS = 64;
     /** How long a thread that could not arm its futex sleep just now parks before it tries again. */
     private static final long RETAKE_NANOS = 20_000;
 
-    static
-    {
-        try
-        {
-            POLLS = java.lang.invoke.MethodHandles.lookup().findVarHandle(ShmPort.class, "polls", long.class);
-        }
-        catch (final ReflectiveOperationException e)
-        {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
     /** Connection ids: this process's id above, a sequence below (the file name c-PID-SEQ). */
     static final AtomicLong SEQUENCE = new AtomicLong(ThreadLocalRandom.current().nextInt(1 << 20));
 
@@ -104,11 +87,8 @@ final class ShmPort extends ThreadedPort
     private long sleeps;
     /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
     private volatile boolean polling;
-    /** Polls so far (an opaque counter: the I/O thread only looks whether it moves). */
-    @SuppressWarnings("unused")
-    private long polls;
-    /** Polls since the last full round (a hint itself, shared by pollers). */
-    private int sinceFullRound;
+    /** The consumers' polls, counted for the I/O thread and for the full rounds. */
+    private final PollCount polls = new PollCount();
     /*
      * Counters for the transport attributes, added to under the progress lock; read without it,
      * a reader may see them a little behind.
@@ -165,7 +145,7 @@ final class ShmPort extends ThreadedPort
             }
             if (polling && grace > 0)
             {
-                final long now = (long) POLLS.getOpaque(this);
+                final long now = polls.seen();
                 if (now != seen)
                 {
                     // a consumer moves the rings: stay out of its way until it stops or goes quiet,
@@ -437,12 +417,11 @@ final class ShmPort extends ThreadedPort
         {
             return 0;
         }
-        POLLS.setOpaque(this, (long) POLLS.getOpaque(this) + 1);
+        final boolean full = polls.poll();
         if (!polling)
         {
             polling = true;
         }
-        final boolean full = ++sinceFullRound >= QUIET_POLLS;
         if (!full && quiet())
         {
             return 0;
@@ -455,7 +434,7 @@ final class ShmPort extends ThreadedPort
         {
             if (full)
             {
-                sinceFullRound = 0;
+                polls.fullRan();
             }
             inlineRounds++;
             return round(!full);
@@ -514,7 +493,7 @@ final class ShmPort extends ThreadedPort
                 if (waitIdle.parks())
                 {
                     // the round after a park is a full one
-                    sinceFullRound = QUIET_POLLS;
+                    polls.fullNext();
                 }
                 waitIdle.idle(0, left);
             }
