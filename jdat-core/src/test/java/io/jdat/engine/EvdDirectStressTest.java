@@ -64,29 +64,14 @@ class EvdDirectStressTest
         final Arena arena = Arena.ofShared();
         try
         {
-            final ProtectionZone pz = ia.pzCreate();
-            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
-            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
-            final Lmr src = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), pz,
-                MemPriv.ALL_FLAG);
-            final Lmr dst = ia.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received), received.byteSize(), pz,
-                MemPriv.ALL_FLAG);
-            final EpAttr attr = new EpAttr();
-            attr.maxRecvDtos = QUEUE;
-            attr.maxRequestDtos = 64;
-            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final Rig rig = new Rig(ia, ia, arena);
             final EventDispatcher recv = ia.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
-            final EventDispatcher conn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
-            final Endpoint client = ia.epCreate(pz, ia.evdCreate(8, null, EvdFlags.DTO_FLAG),
-                ia.evdCreate(128, null, EvdFlags.DTO_FLAG), ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG), attr);
-            final Endpoint server = ia.epCreate(pz, recv, ia.evdCreate(8, null, EvdFlags.DTO_FLAG), conn, attr);
+            final Endpoint client = rig.client();
+            final Endpoint server = rig.server(recv);
             assertTrue(((EvdImpl) recv).direct != null, "direct mode");
-            connect(ia, client, server, conn);
+            connect(ia, ia, client, server, rig.serverConn);
+            rig.postReceives(server);
             final AtomicLong credits = new AtomicLong(QUEUE);
-            for (int i = 0; i < QUEUE; i++)
-            {
-                server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
-            }
             final AtomicReference<Throwable> failed = new AtomicReference<>();
             final boolean[] seen = new boolean[MESSAGES];
             final AtomicInteger taken = new AtomicInteger();
@@ -110,7 +95,7 @@ class EvdDirectStressTest
                         assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
                         assertEquals(SLOT, ev.dto.transferredLength);
                         final long slot = ev.dto.userCookie;
-                        final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
+                        final long seq = rig.received.get(ValueLayout.JAVA_LONG, slot * SLOT);
                         assertTrue(seq > last, "out of order: " + seq + " after " + last);
                         last = seq;
                         synchronized (seen)
@@ -119,7 +104,7 @@ class EvdDirectStressTest
                             seen[(int) seq] = true;
                         }
                         taken.incrementAndGet();
-                        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
+                        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(rig.dst, slot * SLOT, SLOT)}, slot, 0);
                         credits.incrementAndGet();
                     }
                 }));
@@ -139,8 +124,8 @@ class EvdDirectStressTest
                 }
                 // a slot of its own per message in flight (at most QUEUE are)
                 final long at = seq % 1024 * SLOT;
-                source.set(ValueLayout.JAVA_LONG, at, seq);
-                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                rig.source.set(ValueLayout.JAVA_LONG, at, seq);
+                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(rig.src, at, SLOT)}, seq,
                     CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
             }
             for (final Thread t : consumers)
@@ -182,35 +167,17 @@ class EvdDirectStressTest
         final int messages = 300;
         try
         {
-            final ProtectionZone spz = sending.pzCreate();
-            final ProtectionZone rpz = receiving.pzCreate();
-            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
-            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
-            final Lmr src = sending.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), spz,
-                MemPriv.ALL_FLAG);
-            final Lmr dst = receiving.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received),
-                received.byteSize(), rpz, MemPriv.ALL_FLAG);
-            final EpAttr attr = new EpAttr();
-            attr.maxRecvDtos = QUEUE;
-            attr.maxRequestDtos = 64;
-            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final Rig rig = new Rig(sending, receiving, arena);
             final java.util.Random random = new java.util.Random(42);
             for (int round = 0; round < rounds; round++)
             {
                 final EventDispatcher recv = receiving.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
-                final EventDispatcher conn = receiving.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
-                final Endpoint client = sending.epCreate(spz, sending.evdCreate(8, null, EvdFlags.DTO_FLAG),
-                    sending.evdCreate(128, null, EvdFlags.DTO_FLAG), sending.evdCreate(8, null,
-                    EvdFlags.CONNECTION_FLAG), attr);
-                final Endpoint server = receiving.epCreate(rpz, recv, receiving.evdCreate(8, null, EvdFlags.DTO_FLAG),
-                    conn, attr);
+                final Endpoint client = rig.client();
+                final Endpoint server = rig.server(recv);
                 final EvdImpl evd = (EvdImpl) recv;
                 assertTrue(evd.direct != null, "direct mode");
-                connect(sending, receiving, client, server, conn);
-                for (int i = 0; i < QUEUE; i++)
-                {
-                    server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
-                }
+                connect(sending, receiving, client, server, rig.serverConn);
+                rig.postReceives(server);
                 final AtomicLong credits = new AtomicLong(QUEUE);
                 final AtomicInteger taken = new AtomicInteger();
                 final AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -228,13 +195,9 @@ class EvdDirectStressTest
                             Thread.onSpinWait();
                             continue;
                         }
-                        assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
-                        final long slot = ev.dto.userCookie;
-                        final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
-                        assertEquals(expect, seq, "message " + seq + " where " + expect + " was due");
+                        rig.reapInOrder(server, ev, expect);
                         expect++;
                         taken.set((int) expect);
-                        server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
                         credits.incrementAndGet();
                     }
                 }));
@@ -252,8 +215,8 @@ class EvdDirectStressTest
                         Thread.onSpinWait();
                     }
                     final long at = seq % 1024 * SLOT;
-                    source.set(ValueLayout.JAVA_LONG, at, seq);
-                    client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                    rig.source.set(ValueLayout.JAVA_LONG, at, seq);
+                    client.postSend(1, new LmrTriplet[] {LmrTriplet.of(rig.src, at, SLOT)}, seq,
                         CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
                 }
                 consumer.join(TimeUnit.SECONDS.toMillis(60));
@@ -295,31 +258,13 @@ class EvdDirectStressTest
         final int messages = 5_000;
         try
         {
-            final ProtectionZone spz = sending.pzCreate();
-            final ProtectionZone rpz = receiving.pzCreate();
-            final MemorySegment source = arena.allocate(1024L * SLOT, 64);
-            final MemorySegment received = arena.allocate((long) QUEUE * SLOT, 64);
-            final Lmr src = sending.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), spz,
-                MemPriv.ALL_FLAG);
-            final Lmr dst = receiving.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received),
-                received.byteSize(), rpz, MemPriv.ALL_FLAG);
-            final EpAttr attr = new EpAttr();
-            attr.maxRecvDtos = QUEUE;
-            attr.maxRequestDtos = 64;
-            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+            final Rig rig = new Rig(sending, receiving, arena);
             final EventDispatcher recv = receiving.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
-            final EventDispatcher conn = receiving.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
-            final Endpoint client = sending.epCreate(spz, sending.evdCreate(8, null, EvdFlags.DTO_FLAG),
-                sending.evdCreate(128, null, EvdFlags.DTO_FLAG), sending.evdCreate(8, null,
-                EvdFlags.CONNECTION_FLAG), attr);
-            final Endpoint server = receiving.epCreate(rpz, recv, receiving.evdCreate(8, null, EvdFlags.DTO_FLAG),
-                conn, attr);
-            connect(sending, receiving, client, server, conn);
+            final Endpoint client = rig.client();
+            final Endpoint server = rig.server(recv);
+            connect(sending, receiving, client, server, rig.serverConn);
             assertTrue(((EvdImpl) recv).direct != null, "direct mode");
-            for (int i = 0; i < QUEUE; i++)
-            {
-                server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
-            }
+            rig.postReceives(server);
             final AtomicLong credits = new AtomicLong(QUEUE);
             final AtomicLong placed = new AtomicLong();
             final AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -342,13 +287,9 @@ class EvdDirectStressTest
                     {
                         continue;
                     }
-                    assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
-                    final long slot = ev.dto.userCookie;
-                    final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
-                    assertEquals(expect, seq, "message " + seq + " where " + expect + " was due");
+                    rig.reapInOrder(server, ev, expect);
                     expect++;
                     taken.set((int) expect);
-                    server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
                     credits.incrementAndGet();
                 }
             }));
@@ -367,8 +308,8 @@ class EvdDirectStressTest
                     Thread.onSpinWait();
                 }
                 final long at = seq % 1024 * SLOT;
-                source.set(ValueLayout.JAVA_LONG, at, seq);
-                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(src, at, SLOT)}, seq,
+                rig.source.set(ValueLayout.JAVA_LONG, at, seq);
+                client.postSend(1, new LmrTriplet[] {LmrTriplet.of(rig.src, at, SLOT)}, seq,
                     CompletionFlags.SUPPRESS_FLAG | CompletionFlags.UNSIGNALLED_FLAG);
                 placed.set(seq + 1);
             }
@@ -415,21 +356,76 @@ class EvdDirectStressTest
         }
     }
 
-    private static void connect(final InterfaceAdapter ia, final Endpoint client, final Endpoint server,
-        final EventDispatcher serverConn)
+    /**
+     * What every test here sets up: a protection zone at each end, the sender's source and the
+     * receiver's QUEUE buffers registered there, and endpoints of QUEUE receives with
+     * unsignalled requests (the sending and receiving IA may be one).
+     */
+    private static final class Rig
     {
-        final io.jdat.IaAttr a = new io.jdat.IaAttr();
-        ia.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
-        final EventDispatcher crEvd = ia.evdCreate(8, null, EvdFlags.CR_FLAG);
-        final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-        client.connect(a.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
-        final DatEvent ev = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, crEvd.wait(5 * SECOND, 1, ev, new DatCount()));
-        ev.crArrival.crHandle.accept(server, null);
-        final DatEvent est = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, serverConn.wait(5 * SECOND, 1, est, new DatCount()));
-        assertTrue(est.is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
-        psp.free();
-        crEvd.free();
+        final InterfaceAdapter sending;
+        final InterfaceAdapter receiving;
+        final ProtectionZone spz;
+        final ProtectionZone rpz;
+        final MemorySegment source;
+        final MemorySegment received;
+        final Lmr src;
+        final Lmr dst;
+        final EpAttr attr = new EpAttr();
+        /** The connection EVD of the last {@link #server} made. */
+        EventDispatcher serverConn;
+
+        Rig(final InterfaceAdapter sending, final InterfaceAdapter receiving, final Arena arena)
+        {
+            this.sending = sending;
+            this.receiving = receiving;
+            spz = sending.pzCreate();
+            rpz = receiving.pzCreate();
+            source = arena.allocate(1024L * SLOT, 64);
+            received = arena.allocate((long) QUEUE * SLOT, 64);
+            src = sending.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(source), source.byteSize(), spz,
+                MemPriv.ALL_FLAG);
+            dst = receiving.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(received), received.byteSize(), rpz,
+                MemPriv.ALL_FLAG);
+            attr.maxRecvDtos = QUEUE;
+            attr.maxRequestDtos = 64;
+            attr.requestCompletionFlags = CompletionFlags.UNSIGNALLED_FLAG;
+        }
+
+        Endpoint client()
+        {
+            return sending.epCreate(spz, sending.evdCreate(8, null, EvdFlags.DTO_FLAG),
+                sending.evdCreate(128, null, EvdFlags.DTO_FLAG), sending.evdCreate(8, null, EvdFlags.CONNECTION_FLAG),
+                attr);
+        }
+
+        /** The receiving endpoint, its receives completing into {@code recv}, with a connection EVD of its own. */
+        Endpoint server(final EventDispatcher recv)
+        {
+            serverConn = receiving.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
+            return receiving.epCreate(rpz, recv, receiving.evdCreate(8, null, EvdFlags.DTO_FLAG), serverConn, attr);
+        }
+
+        /**
+         * Checks that {@code ev} completed message {@code expect} (each message's first long is its
+         * number) and posts its buffer again.
+         */
+        void reapInOrder(final Endpoint server, final DatEvent ev, final long expect)
+        {
+            assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+            final long slot = ev.dto.userCookie;
+            final long seq = received.get(ValueLayout.JAVA_LONG, slot * SLOT);
+            assertEquals(expect, seq, "message " + seq + " where " + expect + " was due");
+            server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, slot * SLOT, SLOT)}, slot, 0);
+        }
+
+        /** Posts one receive per buffer, its cookie the buffer's index. */
+        void postReceives(final Endpoint server)
+        {
+            for (int i = 0; i < QUEUE; i++)
+            {
+                server.postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, (long) i * SLOT, SLOT)}, i, 0);
+            }
+        }
     }
 }
