@@ -13,9 +13,8 @@ import io.jdat.LmrTriplet;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An abrupt dat_ep_disconnect with Sends in flight: a Send the peer placed completes SUCCESS; with
@@ -38,19 +37,8 @@ class ShmAbruptDisconnectTest
     private static final String SLEEPY = "idle_spin_ns=0 idle_yield_ns=0 idle_park_min_ns=5000000000"
         + " idle_park_max_ns=5000000000 futex=false";
 
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void sendsThePeerPlacedCompleteSuccessfully()

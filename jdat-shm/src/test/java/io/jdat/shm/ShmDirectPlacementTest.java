@@ -18,9 +18,8 @@ import io.jdat.RmrTriplet;
 import io.jdat.testkit.PeerProcess;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * RDMA Writes and Reads between two processes, out of and into shared ({@link ShmMemory}) and
@@ -33,19 +32,8 @@ class ShmDirectPlacementTest
 {
     private static final long QUAL = 5100;
 
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void writesAndReadsBetweenSharedAndOrdinaryMemoryOfTwoProcesses() throws Exception

@@ -12,9 +12,8 @@ import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code group=} choice of one user alone: an unknown group is refused when the provider
@@ -26,19 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShmGroupConfigTest
 {
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void anUnknownGroupIsRefusedNamingIt()

@@ -7,9 +7,8 @@ import io.jdat.engine.EngineConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How an idle I/O thread waits where the peer wakes it ({@link Backoff#newWokenState}): it goes
@@ -21,19 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShmIdleSleepTest
 {
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void aWokenSleeperSleepsTheLongestParkAtOnce()

@@ -18,9 +18,8 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * While consumers poll their EVDs, their rounds move the rings and the IAs' I/O threads stay
@@ -38,19 +37,8 @@ class ShmInlineProgressTest
     /** How long a ping-pong may run before it stops short of {@link #ROUND_TRIPS}. */
     private static final long BUDGET_NANOS = 30_000_000_000L;
 
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     /**
      * Runs a polled Send ping-pong of {@link #ROUND_TRIPS} between two IAs; returns the client

@@ -21,26 +21,14 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Shared memory of the provider: its file, its cookie, and dat_lmr_create with DAT_MEM_TYPE_SHARED_VIRTUAL. */
 class ShmMemoryTest
 {
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     private Path memoryDir()
     {

@@ -11,9 +11,8 @@ import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
 import io.jdat.testkit.BytePattern;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * RDMA Reads pipelined deeper than the read credits (ORD = IRD = 4, 16 posted at once): the
@@ -28,19 +27,8 @@ class ShmReadPipelineTest
     private static final int SIZE = 4096;
     private static final int ROUNDS = 25;
 
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void readsPipelinedBeyondTheCreditsAllComplete()

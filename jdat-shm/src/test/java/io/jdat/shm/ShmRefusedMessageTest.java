@@ -12,9 +12,8 @@ import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.RmrTriplet;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * On shm a Write, and a Send under {@code complete_written=false}, completes once the target
@@ -26,19 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShmRefusedMessageTest
 {
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void writeIntoMemoryWithoutRemoteWriteCompletesWithRemoteAccess()

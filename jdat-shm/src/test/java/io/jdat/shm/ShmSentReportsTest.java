@@ -12,9 +12,8 @@ import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sends reported sent by the port's I/O thread while the posting thread holds the endpoint's lock
@@ -31,19 +30,8 @@ class ShmSentReportsTest
     private static final String SLEEPY = "idle_spin_ns=0 idle_yield_ns=0 idle_park_min_ns=5000000000"
         + " idle_park_max_ns=5000000000 futex=false";
 
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void aPostCountsTheSendsReportedWhileItsThreadHeldTheLock() throws InterruptedException

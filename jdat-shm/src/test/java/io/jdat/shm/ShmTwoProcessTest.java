@@ -17,9 +17,8 @@ import io.jdat.testkit.PeerProcess;
 import io.jdat.testkit.Transaction;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A transaction with validation between this JVM and a second one; and Sends reported complete
@@ -27,19 +26,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShmTwoProcessTest
 {
-    private Path dir;
-
-    @BeforeEach
-    void dir()
-    {
-        dir = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(dir);
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path dir;
 
     @Test
     void transactionWithValidationAcrossTwoProcesses() throws Exception

@@ -7,12 +7,28 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDirFactory;
 
 /** A directory of its own for each test (under /dev/shm when there is one), and data patterns. */
 final class TestFiles
 {
     private TestFiles()
     {
+    }
+
+    /**
+     * JUnit's temporary directory made as {@link #freshDir} makes one, for a test's field
+     * {@code @TempDir(factory = TestFiles.InShm.class) Path dir}: JUnit deletes it after the test.
+     */
+    static final class InShm implements TempDirFactory
+    {
+        @Override
+        public Path createTempDirectory(final AnnotatedElementContext element, final ExtensionContext context)
+        {
+            return freshDir();
+        }
     }
 
     static Path freshDir()
