@@ -3,7 +3,6 @@ package io.jdat.shm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
@@ -66,16 +65,8 @@ class ShmPlantedFifoTest
     /** Makes a FIFO (mode 0600) at {@code path}. */
     private Path fifo(final Path path) throws IOException, InterruptedException
     {
-        final Process p;
-        try
-        {
-            p = new ProcessBuilder("mkfifo", "-m", "600", path.toString()).redirectErrorStream(true).start();
-        }
-        catch (final IOException e)
-        {
-            assumeTrue(false, "no mkfifo here: " + e);
-            throw e;
-        }
+        // coreutils' mkfifo: a machine without it fails here rather than skipping the test
+        final Process p = new ProcessBuilder("mkfifo", "-m", "600", path.toString()).redirectErrorStream(true).start();
         assertEquals(0, p.waitFor(), new String(p.getInputStream().readAllBytes()));
         fifos.add(path);
         return path;
