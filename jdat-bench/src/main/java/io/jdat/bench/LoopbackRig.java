@@ -10,7 +10,6 @@ import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
-import io.jdat.IaAddress;
 import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
@@ -64,7 +63,6 @@ final class LoopbackRig implements AutoCloseable
         serverReq = ia.evdCreate(queueDepth * 2, null, EvdFlags.DTO_FLAG);
         final EventDispatcher conn = ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG);
         final EventDispatcher clientConn = twoIas ? clientIa.evdCreate(8, null, EvdFlags.CONNECTION_FLAG) : conn;
-        final EventDispatcher crEvd = ia.evdCreate(8, null, EvdFlags.CR_FLAG);
         final io.jdat.EpAttr attr = new io.jdat.EpAttr();
         attr.maxRecvDtos = queueDepth;
         // on shm a Send retires once the sender's port sees that the peer consumed its record,
@@ -72,16 +70,26 @@ final class LoopbackRig implements AutoCloseable
         attr.maxRequestDtos = queueDepth * 2;
         client = clientIa.epCreate(clientPz, clientRecv, clientReq, clientConn, attr);
         server = ia.epCreate(pz, serverRecv, serverReq, conn, attr);
-        final PublicServicePoint psp = ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+        connect(ia, client, server, clientConn, conn);
+    }
+
+    /**
+     * Connects {@code client} to {@code server}, an endpoint of {@code serverIa}, through a public
+     * service point of that IA, and waits for both ends' ESTABLISHED events (on one EVD, or two).
+     */
+    static void connect(final InterfaceAdapter serverIa, final Endpoint client, final Endpoint server,
+        final EventDispatcher clientConn, final EventDispatcher serverConn)
+    {
+        final EventDispatcher crEvd = serverIa.evdCreate(8, null, EvdFlags.CR_FLAG);
+        final PublicServicePoint psp = serverIa.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
         final IaAttr a = new IaAttr();
-        ia.query(IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
-        final IaAddress address = a.iaAddress;
-        client.connect(address, psp.connQual(), Dat.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
-        final DatEvent ev = next(crEvd);
-        ev.crArrival.crHandle.accept(server, null);
-        expect(next(conn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        serverIa.query(IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
+        client.connect(a.iaAddress, psp.connQual(), Dat.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
+        next(crEvd).crArrival.crHandle.accept(server, null);
+        expect(next(serverConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
         expect(next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.free();
+        crEvd.free();
     }
 
     /**

@@ -1,11 +1,5 @@
 package io.jdat.bench;
 
-import io.aeron.Aeron;
-import io.aeron.Publication;
-import io.aeron.Subscription;
-import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
-import io.aeron.logbuffer.FragmentHandler;
 import io.jdat.CloseFlags;
 import io.jdat.Dat;
 import io.jdat.DatEvent;
@@ -14,28 +8,24 @@ import io.jdat.DatStatus;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -97,15 +87,7 @@ public class ShmPassBenchmark
                 clientIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG), clientConn, attr);
             final Endpoint server = serverIa.epCreate(serverPz, serverRecv,
                 serverIa.evdCreate(2 * DEPTH, null, EvdFlags.DTO_FLAG), serverConn, attr);
-            final EventDispatcher crEvd = serverIa.evdCreate(8, null, EvdFlags.CR_FLAG);
-            final PublicServicePoint psp = serverIa.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-            final IaAttr a = new IaAttr();
-            serverIa.query(IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
-            client.connect(a.iaAddress, psp.connQual(), Dat.TIMEOUT_INFINITE, null, Qos.BEST_EFFORT, 0);
-            LoopbackRig.next(crEvd).crArrival.crHandle.accept(server, null);
-            LoopbackRig.expect(LoopbackRig.next(clientConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            LoopbackRig.expect(LoopbackRig.next(serverConn), EventNumber.CONNECTION_EVENT_ESTABLISHED);
-            psp.free();
+            LoopbackRig.connect(serverIa, client, server, clientConn, serverConn);
             final MemorySegment m = arena.allocate(1 << 16, 4096);
             final Lmr lmr = clientIa.lmrCreate(MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), clientPz,
                 MemPriv.ALL_FLAG);
@@ -122,39 +104,6 @@ public class ShmPassBenchmark
             clientIa.close(CloseFlags.ABRUPT_FLAG);
             serverIa.close(CloseFlags.ABRUPT_FLAG);
             arena.close();
-        }
-    }
-
-    /** Aeron IPC: a connected publication and subscription on an embedded driver; nothing offered. */
-    @State(Scope.Thread)
-    public static class AeronIpc
-    {
-        MediaDriver driver;
-        Aeron aeron;
-        Publication publication;
-        Subscription subscription;
-        long fragments;
-        final FragmentHandler handler = (b, o, l, h) -> fragments++;
-
-        @Setup(Level.Trial)
-        public void setup()
-        {
-            driver = MediaDriver.launchEmbedded(new MediaDriver.Context().threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(new BackoffIdleStrategy()).dirDeleteOnStart(true).dirDeleteOnShutdown(true));
-            aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
-            publication = aeron.addPublication("aeron:ipc", 1004);
-            subscription = aeron.addSubscription("aeron:ipc", 1004);
-            while (!publication.isConnected())
-            {
-                Thread.onSpinWait();
-            }
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown()
-        {
-            aeron.close();
-            driver.close();
         }
     }
 
@@ -185,9 +134,14 @@ public class ShmPassBenchmark
         return st;
     }
 
-    /** Aeron IPC's poll of a subscription with nothing published. */
+    /**
+     * Aeron IPC's poll of a subscription with nothing published, on {@link MessageRateBenchmark}'s
+     * state (a group of one thread: that state is the group's).
+     */
     @Benchmark
-    public int aeronPollEmpty(final AeronIpc s)
+    @Group("aeronPollEmpty")
+    @GroupThreads(1)
+    public int aeronPoll(final MessageRateBenchmark.AeronIpc s)
     {
         return s.subscription.poll(s.handler, 1);
     }
