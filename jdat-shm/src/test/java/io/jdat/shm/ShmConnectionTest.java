@@ -26,9 +26,6 @@ import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.testkit.BytePattern;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,30 +143,19 @@ class ShmConnectionTest
         try (ShmNode server = ShmNode.open(dir, "srv", ""); ShmNode client = ShmNode.open(dir, "cli", ""))
         {
             final Path fake = dir.resolve("srv").resolve("l-4713");
-            writeListenerFile(fake, gone.pid());
+            Planted.listener(fake, gone.pid(), 0, 4713);
             final ShmNode.Ep c = client.ep(null);
             c.ep().connect(server.address, 4713, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
             next(c.conn(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
             assertFalse(Files.exists(fake), "the stale listening file was removed");
 
-            writeListenerFile(fake, gone.pid());
+            Planted.listener(fake, gone.pid(), 0, 4713);
             final EventDispatcher crEvd = server.evd(8, EvdFlags.CR_FLAG);
             server.ia.pspCreate(4713, crEvd, PspFlags.CONSUMER_FLAG);
             final ShmNode.Ep c2 = client.ep(null);
             c2.ep().connect(server.address, 4713, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
             next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
         }
-    }
-
-    /** A listening file as a process {@code pid} would have left it. */
-    static void writeListenerFile(final Path path, final long pid) throws IOException
-    {
-        final ByteBuffer b = ByteBuffer.allocate((int) ListenerFile.SIZE).order(ByteOrder.nativeOrder());
-        b.putLong(0, ListenerFile.MAGIC).putInt(8, ListenerFile.VERSION).putInt(12, ListenerFile.LISTENING)
-            .putLong(16, pid).putLong(24, 0).putLong(32, 4713);
-        Files.write(path, b.array());
-        // as the provider makes its files: only its user may open them
-        Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     }
 
     @Test

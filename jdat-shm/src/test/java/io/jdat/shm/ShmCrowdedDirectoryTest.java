@@ -14,16 +14,10 @@ import io.jdat.EvdFlags;
 import io.jdat.PspFlags;
 import io.jdat.Qos;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A directory others may write, filled with more names than an honest one ever holds. A sweep of
@@ -40,53 +34,19 @@ class ShmCrowdedDirectoryTest
     /** More stale files than one sweep looks at. */
     private static final int CROWD = ShmDirectory.SWEEP_MAX + 1000;
 
-    private Path root;
-
-    @BeforeEach
-    void dir()
-    {
-        root = TestFiles.freshDir();
-    }
-
-    @AfterEach
-    void clean()
-    {
-        TestFiles.delete(root);
-    }
-
-    /** {@code n} empty files of this user alone named {@code prefix}0, 1, ...: stale, as their header is missing. */
-    private static void crowd(final Path dir, final String prefix, final int n) throws IOException
-    {
-        for (int i = 0; i < n; i++)
-        {
-            Files.createFile(dir.resolve(prefix + i),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        }
-    }
-
-    private static int count(final Path dir, final String glob) throws IOException
-    {
-        int n = 0;
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, glob))
-        {
-            for (final Path ignored : s)
-            {
-                n++;
-            }
-        }
-        return n;
-    }
+    @TempDir(factory = TestFiles.InShm.class)
+    Path root;
 
     @Test
     void aSweepOfAnAddressLooksAtABoundedNumberOfNames() throws IOException
     {
         final Path address = ShmDirectory.addressDir(root, "srv");
-        crowd(address, "l-", CROWD);
+        Planted.names(address, "l-", CROWD, Planted.OWNER_ONLY);
         final int removed = ShmDirectory.sweep(address);
         // the names it looked at: these files, and perhaps the lock file
         assertTrue(removed <= ShmDirectory.SWEEP_MAX && removed >= ShmDirectory.SWEEP_MAX - 1,
             removed + " of " + CROWD + " stale files removed by one sweep");
-        assertEquals(CROWD - removed, count(address, "l-*"));
+        assertEquals(CROWD - removed, Planted.count(address, "l-*"));
         // the next sweeps go on with the rest
         ShmDirectory.sweep(address);
         ShmDirectory.sweep(address);
@@ -97,27 +57,14 @@ class ShmCrowdedDirectoryTest
     void aSweepOfSharedMemoryLooksAtABoundedNumberOfNames() throws IOException
     {
         final Path mem = ShmDirectory.memoryDir(root);
-        crowd(mem, "m-", CROWD);
+        Planted.names(mem, "m-", CROWD, Planted.OWNER_ONLY);
         // each allocation sweeps first
         ShmMemory.allocate(root, 4096).close();
-        final int left = count(mem, "m-*");
+        final int left = Planted.count(mem, "m-*");
         assertTrue(left >= CROWD - ShmDirectory.SWEEP_MAX && left <= CROWD - ShmDirectory.SWEEP_MAX + 1,
             left + " of " + CROWD + " stale files left after one sweep");
         ShmMemory.allocate(root, 4096).close();
-        assertEquals(0, count(mem, "m-*"));
-    }
-
-    /**
-     * A file at {@code path} that looks like shared memory or a connection of this live process
-     * (a sweep leaves it).
-     */
-    private static void plant(final Path path) throws IOException
-    {
-        final ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.nativeOrder());
-        b.putLong(0, ShmMemory.MAGIC).putInt(8, ShmMemory.VERSION).putLong(16, Liveness.SELF_PID)
-            .putLong(24, Liveness.SELF_START).putLong(32, Liveness.SELF_PID).putLong(40, Liveness.SELF_START);
-        Files.write(path, b.array());
-        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        assertEquals(0, Planted.count(mem, "m-*"));
     }
 
     @Test
@@ -131,7 +78,7 @@ class ShmCrowdedDirectoryTest
             final long last = ShmPort.SEQUENCE.get();
             for (long s = last + 1; s <= last + ShmDirectory.NAME_TRIES; s++)
             {
-                plant(ShmDirectory.connectionPath(srv, Liveness.SELF_PID << 32 | s));
+                Planted.liveMemory(ShmDirectory.connectionPath(srv, Liveness.SELF_PID << 32 | s));
             }
             final ShmNode.Ep c = client.ep(null);
             final DatException e = assertThrows(DatException.class,
@@ -151,7 +98,7 @@ class ShmCrowdedDirectoryTest
         final int last = ShmMemory.SEQUENCE.get();
         for (int s = last + 1; s <= last + ShmDirectory.NAME_TRIES; s++)
         {
-            plant(mem.resolve(ShmMemory.fileName(Liveness.SELF_PID, s)));
+            Planted.liveMemory(mem.resolve(ShmMemory.fileName(Liveness.SELF_PID, s)));
         }
         final DatException e = assertThrows(DatException.class, () -> ShmMemory.allocate(root, 4096));
         assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.status().type(), e.toString());
