@@ -129,6 +129,18 @@ final class ListenerFile
         return new ListenerFile(path, arena, seg);
     }
 
+    /**
+     * Whether {@code qual} seems held by a live listener, looked at without the directory's lock:
+     * a hint, which {@link #create} under the lock decides.
+     *
+     * @throws io.jdat.DatException DAT_PRIVILEGES_VIOLATION as {@link #create}
+     */
+    static boolean taken(final Path dir, final long qual)
+    {
+        final Path path = ShmDirectory.listenerPath(dir, qual);
+        return ShmDirectory.check(path, false) && !stale(path);
+    }
+
     /** Whether a listening file is not a live listener's (bad header, closed, or its owner died). */
     static boolean stale(final Path path)
     {

@@ -3,6 +3,7 @@ package io.jdat.shm;
 import static io.jdat.shm.ShmNode.SECOND;
 import static io.jdat.shm.ShmNode.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,8 @@ import io.jdat.Qos;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,11 +31,17 @@ import org.junit.jupiter.api.io.TempDir;
  * own files with its pid and a sequence number, and tries the next number while a name is taken:
  * files put at the names it comes to next would keep it trying. It tries
  * {@link ShmDirectory#NAME_TRIES} names at most, then the call fails.
+ *
+ * <p>A listen-any looks at every qualifier of its range while they seem taken: it looks without the
+ * directory's lock, and holds it to try one qualifier that seems free at a time.
  */
 class ShmCrowdedDirectoryTest
 {
     /** More stale files than one sweep looks at. */
     private static final int CROWD = ShmDirectory.SWEEP_MAX + 1000;
+    /** The default range of {@code dat_psp_create_any} ({@code any_qual_range}). */
+    private static final long ANY_LOW = 49152;
+    private static final long ANY_HIGH = 65535;
 
     @TempDir(factory = TestFiles.InShm.class)
     Path root;
@@ -104,5 +113,99 @@ class ShmCrowdedDirectoryTest
         assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.status().type(), e.toString());
         assertTrue(e.getMessage().contains(mem.toString()), e.getMessage());
         ShmMemory.allocate(root, 4096).close();
+    }
+
+    /**
+     * Every qualifier of the default range (16,384) held by a live-looking listening file: a
+     * listen-any tells DAT_CONN_QUAL_UNAVAILABLE after looking at each, and listens on another
+     * qualifier of the address, which need the directory's lock, go on meanwhile: none waits for
+     * anything like the whole walk.
+     */
+    @Test
+    void aListenAnyOverATakenRangeKeepsNoOtherListenWaiting() throws Exception
+    {
+        try (ShmNode server = ShmNode.open(root, "srv", ""))
+        {
+            final Path srv = root.resolve("srv");
+            for (long q = ANY_LOW; q <= ANY_HIGH; q++)
+            {
+                Planted.liveListener(srv, q);
+            }
+            final EventDispatcher cr = server.evd(8, EvdFlags.CR_FLAG);
+            final AtomicBoolean stop = new AtomicBoolean();
+            // when each of the other listens returned
+            final long[] done = new long[1 << 20];
+            final AtomicInteger listens = new AtomicInteger();
+            final Thread other = Thread.ofPlatform().name("other-listens").start(() ->
+            {
+                while (!stop.get() && listens.get() < done.length)
+                {
+                    server.ia.pspCreate(4801, cr, PspFlags.CONSUMER_FLAG).free();
+                    done[listens.get()] = System.nanoTime();
+                    listens.incrementAndGet();
+                }
+            });
+            final long start;
+            final long end;
+            try
+            {
+                while (listens.get() == 0 && other.isAlive())
+                {
+                    Thread.onSpinWait();
+                }
+                start = System.nanoTime();
+                final DatException e = assertThrows(DatException.class,
+                    () -> server.ia.pspCreateAny(cr, PspFlags.CONSUMER_FLAG));
+                end = System.nanoTime();
+                assertEquals(DatReturnType.CONN_QUAL_UNAVAILABLE, e.type(), e.toString());
+            }
+            finally
+            {
+                stop.set(true);
+                other.join();
+            }
+            // the longest time without another listen returning while the listen-any ran
+            long gap = 0;
+            long last = start;
+            for (int i = 0; i < listens.get(); i++)
+            {
+                if (done[i] > start && done[i] < end)
+                {
+                    gap = Math.max(gap, done[i] - last);
+                    last = done[i];
+                }
+            }
+            gap = Math.max(gap, end - last);
+            System.out.printf("listen-any over %d taken qualifiers: %.1f ms; the longest wait of another listen"
+                + " meanwhile %.1f ms%n", ANY_HIGH - ANY_LOW + 1, (end - start) / 1e6, gap / 1e6);
+            assertTrue(gap < (end - start) / 2, String.format("another listen waited %.1f ms of the %.1f ms the"
+                + " listen-any looked at its range", gap / 1e6, (end - start) / 1e6));
+        }
+    }
+
+    /** One qualifier of a taken range holds a stale file: a listen-any finds it and replaces the file. */
+    @Test
+    void aListenAnyTakesTheOneQualifierLeft() throws IOException
+    {
+        try (ShmNode server = ShmNode.open(root, "srv", "any_qual_range=20000-21023"))
+        {
+            final Path srv = root.resolve("srv");
+            final long free = 20000 + new java.util.Random().nextInt(1024);
+            for (long q = 20000; q <= 21023; q++)
+            {
+                if (q != free)
+                {
+                    Planted.liveListener(srv, q);
+                }
+            }
+            // a stale file there: an earlier process with this pid, started a day before, left it
+            Planted.listener(ShmDirectory.listenerPath(srv, free), Liveness.SELF_PID,
+                Liveness.SELF_START - 86_400_000L, free);
+            final EventDispatcher cr = server.evd(8, EvdFlags.CR_FLAG);
+            assertEquals(free, server.ia.pspCreateAny(cr, PspFlags.CONSUMER_FLAG).connQual());
+            assertFalse(ListenerFile.stale(ShmDirectory.listenerPath(srv, free)));
+            assertEquals(DatReturnType.CONN_QUAL_UNAVAILABLE,
+                assertThrows(DatException.class, () -> server.ia.pspCreateAny(cr, PspFlags.CONSUMER_FLAG)).type());
+        }
     }
 }
