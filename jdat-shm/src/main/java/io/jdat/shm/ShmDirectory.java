@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -113,6 +114,20 @@ final class ShmDirectory
      * goes on with what one left.
      */
     static final int SWEEP_MAX = 4096;
+    /**
+     * The most names one sweep reads: it passes over those the sweeps before it looked at (names
+     * they left: files the check refuses, live files) and looks at the next {@link #SWEEP_MAX}, so
+     * that such names ahead in the directory's order never keep the sweeps from stale files behind
+     * them. Reading a name costs a fraction of looking at it (no {@code lstat}, no open). Names
+     * beyond this many are reached once names before them go.
+     */
+    static final int SWEEP_READ_MAX = 16 * SWEEP_MAX;
+    /**
+     * Where the next sweep of a directory starts, in names of its listing, for the directories
+     * whose last sweep in this process stopped before their end; read and written under the
+     * directory's lock.
+     */
+    private static final ConcurrentHashMap<Path, Integer> SWEEP_FROM = new ConcurrentHashMap<>();
     /**
      * The most names a process tries for a file of its own ({@code c-PID-SEQ}, {@code m-PID-SEQ}:
      * the next SEQ while one is taken). A name with this process's pid is taken only by a file an
@@ -728,42 +743,80 @@ final class ShmDirectory
 
     /**
      * Removes the stale files of an address directory: listening files and connection files whose
-     * owner is dead, among the first {@link #SWEEP_MAX} names it reads. Takes the directory's lock.
+     * owner is dead ({@link #sweepNames}). Takes the directory's lock.
      */
     static int sweep(final Path dir)
     {
         return locked(dir, () ->
         {
-            int removed = 0;
-            int seen = 0;
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+            try
             {
-                for (final Path p : files)
+                return sweepNames(dir, p ->
                 {
-                    if (++seen > SWEEP_MAX)
-                    {
-                        break;
-                    }
-                    if (!safe(p))
-                    {
-                        // left for whoever uses the name to refuse, naming it
-                        continue;
-                    }
                     final String n = p.getFileName().toString();
-                    final boolean stale = n.startsWith("l-") ? ListenerFile.stale(p)
-                        : n.startsWith("c-") && ConnectionFile.stale(p);
-                    if (stale)
-                    {
-                        delete(p);
-                        removed++;
-                    }
-                }
+                    return n.startsWith("l-") ? ListenerFile.stale(p) : n.startsWith("c-") && ConnectionFile.stale(p);
+                });
             }
             catch (final IOException e)
             {
                 // an unreadable directory is left as it is
+                return 0;
             }
-            return removed;
         });
+    }
+
+    /**
+     * Removes the files of {@code dir} that are this user's alone ({@link #safe}) and {@code stale}
+     * says are stale, among {@link #SWEEP_MAX} names of its listing: from where the last sweep of the
+     * directory in this process stopped, to the end, then from the start again. The caller holds
+     * the directory's lock. The number of files removed.
+     */
+    static int sweepNames(final Path dir, final Predicate<Path> stale) throws IOException
+    {
+        final Path key = dir.toAbsolutePath().normalize();
+        final Integer last = SWEEP_FROM.remove(key);
+        final int from = last == null ? 0 : last;
+        int read = 0;
+        int looked = 0;
+        int removed = 0;
+        boolean end = true;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+        {
+            for (final Path p : files)
+            {
+                if (read++ < from)
+                {
+                    // looked at by the sweeps before
+                    continue;
+                }
+                if (looked == SWEEP_MAX)
+                {
+                    end = false;
+                    break;
+                }
+                looked++;
+                // a file that is not safe is left for whoever uses the name to refuse, naming it
+                if (safe(p) && stale.test(p))
+                {
+                    delete(p);
+                    removed++;
+                }
+            }
+        }
+        if (!end)
+        {
+            // the names it removed are gone from the listing
+            final int next = from + looked - removed;
+            if (next + SWEEP_MAX <= SWEEP_READ_MAX)
+            {
+                SWEEP_FROM.put(key, next);
+            }
+        }
+        else if (looked == 0 && from > 0)
+        {
+            // the directory has fewer names than the last sweep passed: from the start
+            return sweepNames(dir, stale);
+        }
+        return removed;
     }
 }

@@ -9,8 +9,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -324,32 +322,19 @@ public final class ShmMemory implements AutoCloseable
         return !Liveness.alive(b.getLong(16), b.getLong(24));
     }
 
-    /** Removes the files of dead creators among the first {@link ShmDirectory#SWEEP_MAX} names of {@code dir}. */
+    /** Removes the files of dead creators in {@code dir} ({@link ShmDirectory#sweepNames}). */
     private static void sweep(final Path dir)
     {
         ShmDirectory.locked(dir, () ->
         {
-            int seen = 0;
-            // every name counts, not only those that match (a filter reads the others too)
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+            try
             {
-                for (final Path p : files)
-                {
-                    if (++seen > ShmDirectory.SWEEP_MAX)
-                    {
-                        break;
-                    }
-                    if (p.getFileName().toString().startsWith("m-") && ShmDirectory.safe(p) && stale(p))
-                    {
-                        ShmDirectory.delete(p);
-                    }
-                }
+                return ShmDirectory.sweepNames(dir, p -> p.getFileName().toString().startsWith("m-") && stale(p));
             }
             catch (final IOException e)
             {
                 throw ShmDirectory.resources("cannot list " + dir, e);
             }
-            return null;
         });
     }
 

@@ -15,10 +15,13 @@ import io.jdat.EvdFlags;
 import io.jdat.PspFlags;
 import io.jdat.Qos;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,8 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * files put at the names it comes to next would keep it trying. It tries
  * {@link ShmDirectory#NAME_TRIES} names at most, then the call fails.
  *
- * <p>A listen-any looks at every qualifier of its range while they seem taken: it looks without the
- * directory's lock, and holds it to try one qualifier that seems free at a time.
+ * <p>Names a sweep leaves (files its check refuses, live-looking files) could fill the part of the
+ * directory one sweep reads, ahead of stale files, for ever: each sweep starts where the last one
+ * stopped. And a listen-any looks at every qualifier of its range while they seem taken: it looks
+ * without the directory's lock, and holds it to try one qualifier that seems free at a time.
  */
 class ShmCrowdedDirectoryTest
 {
@@ -113,6 +118,104 @@ class ShmCrowdedDirectoryTest
         assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.status().type(), e.toString());
         assertTrue(e.getMessage().contains(mem.toString()), e.getMessage());
         ShmMemory.allocate(root, 4096).close();
+    }
+
+    /**
+     * Names a sweep leaves, then a stale file, then more names it leaves (whichever way the
+     * directory lists them, the stale file comes after {@link ShmDirectory#SWEEP_MAX} of them):
+     * the sweeps ({@code sweep}) reach it, each going on where the last stopped.
+     */
+    private static void sweepsReachAStaleFileBehind(final Path dir, final String stale, final IntSupplier sweep)
+        throws IOException
+    {
+        final int crowd = ShmDirectory.SWEEP_MAX + 100;
+        Planted.names(dir, "x-", crowd, Planted.REFUSED);
+        Planted.names(dir, stale, 1, Planted.OWNER_ONLY);
+        for (int i = 0; i < crowd; i++)
+        {
+            Planted.liveMemory(dir.resolve("m-live-" + i));
+        }
+        final Path file = dir.resolve(stale + 0);
+        final int at = Planted.position(dir, file.getFileName().toString());
+        assertTrue(at >= ShmDirectory.SWEEP_MAX, "the stale file comes " + at + "th in the directory's order");
+        // the sweep that reaches it: the first SWEEP_MAX names, the next SWEEP_MAX, ...
+        final int bound = at / ShmDirectory.SWEEP_MAX + 1;
+        int sweeps = 0;
+        while (Files.exists(file) && sweeps < bound + 3)
+        {
+            sweep.getAsInt();
+            sweeps++;
+        }
+        assertFalse(Files.exists(file), "the stale file " + at + "th in the directory was left by " + sweeps
+            + " sweeps");
+        assertTrue(sweeps <= bound, sweeps + " sweeps to reach the stale file " + at + "th in the directory");
+        // what the sweeps must leave, they left
+        assertEquals(crowd, Planted.count(dir, "x-*"));
+        assertEquals(crowd, Planted.count(dir, "m-live-*"));
+    }
+
+    @Test
+    void theSweepsOfAnAddressGoOnPastNamesTheyLeave() throws IOException
+    {
+        final Path address = ShmDirectory.addressDir(root, "srv");
+        sweepsReachAStaleFileBehind(address, "l-stale-", () -> ShmDirectory.sweep(address));
+    }
+
+    @Test
+    void theSweepsOfSharedMemoryGoOnPastNamesTheyLeave() throws IOException
+    {
+        final Path mem = ShmDirectory.memoryDir(root);
+        sweepsReachAStaleFileBehind(mem, "m-stale-", () ->
+        {
+            // each allocation sweeps first
+            ShmMemory.allocate(root, 4096).close();
+            return 0;
+        });
+    }
+
+    /**
+     * Stale files and names the sweeps leave, one after the other: each sweep goes on where the
+     * last stopped, counting the files it removed out of the listing, so one sweep per
+     * {@link ShmDirectory#SWEEP_MAX} names reaches every stale file, whatever the directory's order.
+     */
+    @Test
+    void theSweepsLookAtEveryNameOnceARound() throws IOException
+    {
+        final Path address = ShmDirectory.addressDir(root, "srv");
+        // its lock file first
+        ShmDirectory.sweep(address);
+        for (int i = 0; i < 3 * ShmDirectory.SWEEP_MAX / 2; i++)
+        {
+            Planted.names(address, "x-" + i + "-", 1, Planted.REFUSED);
+            Planted.names(address, "l-" + i + "-", 1, Planted.OWNER_ONLY);
+        }
+        final int names;
+        try (Stream<Path> all = Files.list(address))
+        {
+            // with the lock file
+            names = (int) all.count();
+        }
+        final int sweeps = (names + ShmDirectory.SWEEP_MAX - 1) / ShmDirectory.SWEEP_MAX;
+        for (int i = 0; i < sweeps; i++)
+        {
+            ShmDirectory.sweep(address);
+        }
+        assertEquals(0, Planted.count(address, "l-*"), sweeps + " sweeps of " + names + " names");
+        assertEquals(3 * ShmDirectory.SWEEP_MAX / 2, Planted.count(address, "x-*"));
+    }
+
+    /** The names the last sweep passed went away: the next sweep starts from the start again. */
+    @Test
+    void aSweepAfterTheCrowdWentLooksFromTheStart() throws IOException
+    {
+        final Path address = ShmDirectory.addressDir(root, "srv");
+        Planted.names(address, "x-", ShmDirectory.SWEEP_MAX + 10, Planted.REFUSED);
+        ShmDirectory.sweep(address);
+        TestFiles.delete(address);
+        ShmDirectory.addressDir(root, "srv");
+        Planted.names(address, "l-", 1, Planted.OWNER_ONLY);
+        ShmDirectory.sweep(address);
+        assertEquals(List.of(), TestFiles.files(address));
     }
 
     /**
