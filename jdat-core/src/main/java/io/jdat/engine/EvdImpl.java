@@ -30,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * reported, and exclusive ownership by a blocked waiter. Producers claim a record with one
  * compare-and-set and take the EVD's lock only when it is full, being resized or destroyed;
  * {@code dat_evd_dequeue} takes no lock, nor does a wait whose events are queued; one that must
- * wait takes it once, to register, and leaves with its event without it. The wait itself (spin,
+ * wait takes it once, to register (on a {@code nonthreadsafe} IA not even that: {@link EvdWait#enter}),
+ * and leaves with its event without it. The wait itself (spin,
  * yield, park) is {@link EvdWait}'s: a waiter announces that it parks before it looks a last time,
  * and a producer looks for a parked waiter after it published, so no wake-up is lost.
  *
@@ -60,7 +61,11 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** Read by producers without the lock (whether to trigger the CNO). */
     private volatile boolean enabled = true;
     volatile boolean waitable = true;
-    boolean overflowed;
+    /**
+     * Volatile: a {@code nonthreadsafe} IA's waiter registers without the lock, storing its thread
+     * and then reading this, while the producer that sets it reads the thread after (EvdWait#enter).
+     */
+    volatile boolean overflowed;
     private volatile CnoImpl cno;
 
     /** The wait ({@link EvdWait}): the waiter's spin, yields and park, and how a producer wakes it. */
@@ -117,7 +122,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     }
 
     /** Whether an EP stream with consumer-controlled notification feeds this EVD. */
-    private boolean consumerControlled()
+    boolean consumerControlled()
     {
         return unsignalledStreams + solicitedStreams > 0;
     }
@@ -633,54 +638,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
                 waiting.leaveQuick();
             }
         }
-        boolean popped = false;
-        Locks.lock(lock);
-        try
-        {
-            if (!waitable)
-            {
-                throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
-            }
-            if (waiting.thread != null)
-            {
-                throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
-                    "another thread is already waiting on this EVD");
-            }
-            if (overflowed)
-            {
-                throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EVD overflowed and lost events");
-            }
-            if (threshold > 1 && consumerControlled())
-            {
-                throw Errors.invalidState(solicitedStreams > 0 ? DatReturnSubtype.INVALID_STATE_EVD_CONFIG_SOLICITED
-                    : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
-                    "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
-            }
-            // the count (tail, the producers' line) only for a wait that returns at once
-            if (timeoutMicros == 0 ? waits.takeOrCount(event, threshold, nmore) : waits.take(event, threshold, nmore))
-            {
-                popped = true;
-            }
-            else if (timeoutMicros == 0)
-            {
-                return DatStatus.TIMEOUT_EXPIRED;
-            }
-            else
-            {
-                waiting.aborted = false;
-                waiting.threshold = threshold;
-                waiting.thread = Thread.currentThread();
-            }
-        }
-        finally
-        {
-            lock.unlock();
-        }
-        if (popped)
-        {
-            return DatStatus.SUCCESS;
-        }
-        return waits.block(timeoutMicros, threshold, event, nmore);
+        return waits.enter(timeoutMicros, threshold, event, nmore);
     }
 
     @Override

@@ -50,6 +50,93 @@ final class EvdWait
         this.spinNanos = ia.config.evdSpinMicros * 1000L;
     }
 
+    /**
+     * {@code dat_evd_wait} past the lock-free take of an event already queued ({@link EvdImpl#wait}):
+     * checks the wait, registers the waiter in {@link #waiter}, and {@link #block}s.
+     *
+     * <p>On a threadsafe IA the checks and the registration run under the EVD's lock. The one
+     * consumer of a {@code nonthreadsafe} IA's EVD registers without it when its wait may block
+     * ({@link #registerAlone}): it stores its thread (a volatile store: the fence) and then reads
+     * {@code waitable}, {@code overflowed} and {@code aborted}. Each thread that changes one of these
+     * ({@code dat_evd_set_unwaitable}, a producer that overflows the EVD, a destroy) stores it first
+     * and reads the thread after, to wake it: a store, then a load of the other's word on each side,
+     * so at least one sees the other. A waiter that sees the change leaves by the locked way, which
+     * says why; one that does not is woken, and {@link #block} reads the three words again before
+     * every park. Nothing else the lock ordered needs the registration: producers, the direct mode's
+     * end and a resize wake a waiter through {@link #parked} (announced before the waiter's last
+     * look), and the consumer's own calls ({@code dat_evd_dequeue}, a resize, a free) do not run
+     * beside its wait on such an IA (its promise: one thread at a time calls into it). A wait of no
+     * timeout, or one that finds any of the three words set, takes the lock as before.
+     */
+    DatStatus enter(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
+    {
+        if (waiter.single && timeoutMicros != 0 && registerAlone(threshold))
+        {
+            return block(timeoutMicros, threshold, event, nmore);
+        }
+        Locks.lock(evd.lock);
+        try
+        {
+            if (!evd.waitable)
+            {
+                throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "the EVD is unwaitable");
+            }
+            if (waiter.thread != null)
+            {
+                throw Errors.invalidState(DatReturnSubtype.INVALID_STATE_EVD_WAITER,
+                    "another thread is already waiting on this EVD");
+            }
+            if (evd.overflowed)
+            {
+                throw Errors.invalidState(DatReturnSubtype.NO_SUBTYPE, "the EVD overflowed and lost events");
+            }
+            if (threshold > 1 && evd.consumerControlled())
+            {
+                throw Errors.invalidState(evd.solicitedStreams > 0 ? DatReturnSubtype.INVALID_STATE_EVD_CONFIG_SOLICITED
+                    : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                    "threshold must be 1 on an EVD fed by an unsignalled or solicited-wait stream");
+            }
+            // the count (tail, the producers' line) only for a wait that returns at once
+            if (timeoutMicros == 0 ? takeOrCount(event, threshold, nmore) : take(event, threshold, nmore))
+            {
+                return DatStatus.SUCCESS;
+            }
+            if (timeoutMicros == 0)
+            {
+                return DatStatus.TIMEOUT_EXPIRED;
+            }
+            waiter.aborted = false;
+            waiter.threshold = threshold;
+            waiter.thread = Thread.currentThread();
+        }
+        finally
+        {
+            evd.lock.unlock();
+        }
+        return block(timeoutMicros, threshold, event, nmore);
+    }
+
+    /**
+     * The registration of a {@code nonthreadsafe} IA's waiter without the lock ({@link #enter}):
+     * true if registered; false, registered or not, where the locked way must decide.
+     */
+    private boolean registerAlone(final int threshold)
+    {
+        if (waiter.thread != null || !evd.waitable || evd.overflowed || threshold > 1 && evd.consumerControlled())
+        {
+            return false;
+        }
+        waiter.threshold = threshold;
+        // a volatile store, then the loads: the fence between them is what the lock gave
+        waiter.thread = Thread.currentThread();
+        if (evd.waitable && !evd.overflowed && !waiter.aborted)
+        {
+            return true;
+        }
+        waiter.leave();
+        return false;
+    }
+
     /** Unparks the waiter, or returns it from the transport it blocks in. */
     void wake(final Thread w)
     {

@@ -45,7 +45,7 @@ final class EvdWaiter extends EvdWaiterWords
      * and leaves the lock-free take through {@link EvdWaiterWords#quickAlone}, with no
      * read-modify-write.
      */
-    private final boolean single;
+    final boolean single;
 
     /** {@code single}: the EVD's IA is single-writer, one consumer thread. */
     EvdWaiter(final boolean single)

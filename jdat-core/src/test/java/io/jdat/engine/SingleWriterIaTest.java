@@ -20,6 +20,7 @@ import io.jdat.registry.Registry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -102,6 +103,52 @@ class SingleWriterIaTest
             assertEquals(1, e.software.pointer);
             assertEquals(DatStatus.QUEUE_EMPTY, evd.dequeue(e));
             assertEquals(DatStatus.QUEUE_EMPTY, async.value.dequeue(e), "a full post_se reported an overflow");
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+    }
+
+    /**
+     * A wait that must block on a single-consumer IA's EVD registers without the EVD's lock (a
+     * store of its thread, then a look at the words the lock guarded): with the lock held by
+     * another thread the whole time, it still parks as the EVD's waiter, is woken by a post, and
+     * leaves with the event.
+     */
+    @Test
+    void aSingleConsumersWaitBlocksAndIsWokenWithoutTheEvdLock() throws Exception
+    {
+        final InterfaceAdapter ia = Dat.iaOpenv("sw-single", 8, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        try
+        {
+            final EvdImpl evd = (EvdImpl) ia.evdCreate(4, null, EvdFlags.SOFTWARE_FLAG);
+            final DatEvent e = new DatEvent();
+            final DatStatus[] got = new DatStatus[1];
+            evd.lock.lock();
+            try
+            {
+                final Thread waiter = Thread.ofPlatform().start(() -> got[0] = evd.wait(10_000_000, 1, e, null));
+                final long deadline = System.nanoTime() + 5_000_000_000L;
+                while (LockSupport.getBlocker(waiter) != evd)
+                {
+                    assertTrue(System.nanoTime() < deadline, "the wait did not park as the EVD's waiter: "
+                        + waiter.getState() + " on " + LockSupport.getBlocker(waiter));
+                    Thread.sleep(1);
+                }
+                final DatEvent se = new DatEvent();
+                se.eventNumber = EventNumber.SOFTWARE_EVENT.value();
+                se.software.pointer = 7;
+                assertEquals(DatStatus.SUCCESS, evd.postSe(se));
+                waiter.join(5_000);
+                assertFalse(waiter.isAlive(), "the post did not wake the waiter");
+            }
+            finally
+            {
+                evd.lock.unlock();
+            }
+            assertEquals(DatStatus.SUCCESS, got[0]);
+            assertEquals(7, e.software.pointer);
         }
         finally
         {
