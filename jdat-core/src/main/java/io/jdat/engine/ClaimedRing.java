@@ -83,9 +83,10 @@ abstract class ClaimedRing
 
     /**
      * Claims the next position: its record is the caller's to fill and then publish. Returns the
-     * position, {@link #FULL} or {@link #CLOSED}. One compare-and-set; no lock.
+     * position, {@link #FULL} or {@link #CLOSED}. One compare-and-set; no lock. (An
+     * {@link EventRing} of a {@code nonthreadsafe} IA claims its own way.)
      */
-    final long claim()
+    long claim()
     {
         while (true)
         {
@@ -112,7 +113,7 @@ abstract class ClaimedRing
     }
 
     /** Takes claims again after a close. Owner's lock held. */
-    final void reopen()
+    void reopen()
     {
         COUNTERS.getAndBitwiseAnd(counters, TAIL, ~CLOSED_BIT);
     }

@@ -185,6 +185,15 @@ final class EpLock
         }
     }
 
+    /**
+     * Whether the holder is the one consumer thread of a single-writer IA in its own call: it
+     * took the lock through {@link #consumer}. Holder only.
+     */
+    boolean heldAsConsumer()
+    {
+        return viaConsumer;
+    }
+
     /** Whether the owner holds {@link #PLACING}. Owner only. */
     boolean placing()
     {

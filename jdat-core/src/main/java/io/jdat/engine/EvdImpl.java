@@ -137,16 +137,17 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final boolean notify, final SrqImpl srq)
     {
-        return postDto(ep, cookie, status, length, notify, srq, true);
+        return postDto(ep, cookie, status, length, notify, srq, true, false);
     }
 
     /**
      * {@link #postDto(EpImpl, long, DtoStatus, long, boolean, SrqImpl)} from a thread that holds an
      * engine lock when {@code mayCallAgent} is false: a CNO's proxy agent, consumer code, then
-     * runs on a thread of its own ({@link CnoImpl#trigger(EvdImpl, boolean)}).
+     * runs on a thread of its own ({@link CnoImpl#trigger(EvdImpl, boolean)}). {@code byConsumer}: the
+     * caller is the thread of the IA's one consumer, in its own call ({@link EventRing#claimAsConsumer}).
      */
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
-        final boolean notify, final SrqImpl srq, final boolean mayCallAgent)
+        final boolean notify, final SrqImpl srq, final boolean mayCallAgent, final boolean byConsumer)
     {
         final boolean notifies = notify || status != DtoStatus.SUCCESS;
         if (direct != null)
@@ -155,7 +156,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             leaveDirect();
         }
         final EventRing r = ring;
-        final long p = notifies || r.counting() ? r.claim() : EventRing.CLOSED;
+        final long p = !notifies && !r.counting() ? EventRing.CLOSED : byConsumer ? r.claimAsConsumer() : r.claim();
         if (p < 0)
         {
             return postDtoLocked(ep, cookie, status, length, notifies, srq, mayCallAgent);
@@ -707,6 +708,7 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             // reads enabled, so one of the two sees the other's write
             final boolean was = enabled;
             enabled = true;
+            ring.settleClaims();
             trigger = !was && ring.notifications() > 0 && !blockedWaiter();
         }
         finally

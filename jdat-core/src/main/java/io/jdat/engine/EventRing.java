@@ -86,6 +86,10 @@ final class EventRing extends ClaimedRing
     // beside the consumers' head and the producers' tail (ClaimedRing's counters)
     private static final int CONSUMED_NOTIFY = 17;
     private static final int PRODUCED_NOTIFY = 33;
+    /** A single-consumer ring: 1 while its consumer thread claims ({@link #claimAsConsumer}). */
+    private static final int CLAIMING = 35;
+    /** A single-consumer ring: 1 while any other claimer, a close or a reopen holds it ({@link #claim}). */
+    private static final int OTHERS = 36;
 
     /**
      * The 64 bytes ahead of a record's fields. Records are allocated side by side and are about a
@@ -201,7 +205,8 @@ final class EventRing extends ClaimedRing
     /**
      * One consumer thread: an EVD of a single-writer IA (a {@code nonthreadsafe} entry), whose
      * consumer calls {@code dat_evd_dequeue} and {@code dat_evd_wait} from one thread. It moves
-     * {@code head} by a release store, no compare-and-set; producers on any thread are as before.
+     * {@code head} by a release store, no compare-and-set; it claims its own completions with no
+     * read-modify-write either ({@link #claimAsConsumer}), other producers with one of their own.
      */
     final boolean singleConsumer;
 
@@ -329,6 +334,7 @@ final class EventRing extends ClaimedRing
      */
     boolean ready(final int threshold)
     {
+        settleClaims();
         return holds(threshold) && notifications() > 0;
     }
 
@@ -405,7 +411,8 @@ final class EventRing extends ClaimedRing
         awaitPublished(position - 1);
         // release: the record before it. No fence: the claim's compare-and-set already put the
         // producer's later read of the waiter after the claim, which a parking waiter sees (it
-        // then waits for this store instead of parking); a fence here would hold the producer
+        // then waits for this store instead of parking; on a single-consumer ring the claim's
+        // word does it, see settleClaims); a fence here would hold the producer
         // until the lines of the record, last read by the consumer's core, are back in its own
         LONG.setRelease(lines, line(position & mask) + SEQ, position + 1);
     }
@@ -437,7 +444,177 @@ final class EventRing extends ClaimedRing
      */
     void close()
     {
-        settle(head(), closeToClaims());
+        if (!singleConsumer)
+        {
+            settle(head(), closeToClaims());
+            return;
+        }
+        // the consumer's claim stores tail: the closed bit is set between claims, never during one
+        lockOthers();
+        final long t;
+        try
+        {
+            t = closeToClaims();
+        }
+        finally
+        {
+            unlockOthers();
+        }
+        settle(head(), t);
+    }
+
+    @Override
+    void reopen()
+    {
+        if (!singleConsumer)
+        {
+            super.reopen();
+            return;
+        }
+        lockOthers();
+        try
+        {
+            super.reopen();
+        }
+        finally
+        {
+            unlockOthers();
+        }
+    }
+
+    // ------------------------------------------------------------------ a nonthreadsafe IA's claims
+
+    /*
+     * A single-consumer ring (an EVD of a nonthreadsafe IA, whose consumer promises that one thread
+     * at a time calls into it) has two kinds of claimer. Its consumer's own thread, posting a
+     * request whose completion comes here (RequestQueue, under the endpoint lock it holds through
+     * EpLock#lockAsConsumer), claims with no read-modify-write (claimAsConsumer): it stores 1 in
+     * CLAIMING (a volatile store: the fence), reads OTHERS, and if that is 0 reads tail and stores
+     * tail + 1 with a release store, then stores CLAIMING 0. Every other claimer (a peer's poster,
+     * a channel's or a deliverer's thread, a flush, the EVD's locked paths) and every close and
+     * reopen of the ring takes OTHERS with a compare-and-set (their atomic, as the claim's CAS of
+     * tail was), then waits while CLAIMING is 1, then claims or closes with plain stores, and lets
+     * go with a release store (claim). Each side stores its word and then loads the other's, so at
+     * least one sees the other: the two never store tail from the same value, and a consumer that
+     * finds OTHERS taken lets go of CLAIMING and claims as the others do. One tail, claimed in one
+     * order, so everything the ring promised holds as before: records published in the order of
+     * their positions, completions of one endpoint's request queue in posting order (its lock
+     * orders the claims), the capacity and the overflow, a resize's or a destroy's close.
+     *
+     * What the claim's compare-and-set also did: it was a StoreLoad fence between the claim and the
+     * producer's look at a parked waiter (EvdImpl#afterCommit) or at a disabled EVD (enable), whose
+     * other sides store their word and then read tail. Neither claim here fences after its store
+     * of tail, so those sides first wait until neither word is held (settleClaims) and then read
+     * tail: a claimer whose word they saw free either had let go (its tail store came before, and is
+     * seen) or had not yet stored its word (and its own look after publishing comes after their
+     * store, and sees it).
+     */
+
+    /**
+     * Claims the next position on the thread of the IA's one consumer, in its own call (see the
+     * comment above): no read-modify-write on a single-consumer ring; on any other ring, the
+     * compare-and-set. Returns the position, {@link #FULL} or {@link #CLOSED}.
+     */
+    long claimAsConsumer()
+    {
+        if (!singleConsumer)
+        {
+            return super.claim();
+        }
+        COUNTERS.setVolatile(counters, CLAIMING, 1L);
+        if ((long) COUNTERS.getVolatile(counters, OTHERS) != 0)
+        {
+            // another claimer, a close or a reopen holds the ring: claim as they do
+            COUNTERS.setRelease(counters, CLAIMING, 0L);
+            return claim();
+        }
+        final long p = claimPlain();
+        COUNTERS.setRelease(counters, CLAIMING, 0L);
+        return p;
+    }
+
+    /** Claims the next position: any thread (see the comment above). */
+    @Override
+    long claim()
+    {
+        if (!singleConsumer)
+        {
+            return super.claim();
+        }
+        lockOthers();
+        try
+        {
+            return claimPlain();
+        }
+        finally
+        {
+            unlockOthers();
+        }
+    }
+
+    /** The claim of a single-consumer ring's claimer that holds it: plain stores. */
+    private long claimPlain()
+    {
+        final long t = (long) COUNTERS.getVolatile(counters, TAIL);
+        if ((t & CLOSED_BIT) != 0)
+        {
+            return CLOSED;
+        }
+        if (!hasRoom(t))
+        {
+            return FULL;
+        }
+        COUNTERS.setRelease(counters, TAIL, t + 1);
+        return t;
+    }
+
+    /** Takes {@code OTHERS}, then waits while the consumer claims. */
+    void lockOthers()
+    {
+        int spins = 0;
+        while ((long) COUNTERS.getVolatile(counters, OTHERS) != 0 || !COUNTERS.compareAndSet(counters, OTHERS, 0L, 1L))
+        {
+            spin(++spins);
+        }
+        // the consumer either saw OTHERS taken and lets go, or claims and lets go: a few stores
+        while ((long) COUNTERS.getVolatile(counters, CLAIMING) != 0)
+        {
+            spin(++spins);
+        }
+    }
+
+    /** Lets go of {@code OTHERS}: a release store (the claim, close or reopen comes before). */
+    void unlockOthers()
+    {
+        COUNTERS.setRelease(counters, OTHERS, 0L);
+    }
+
+    /**
+     * Before a look at {@code tail} that must see every claim whose claimer may not have seen the
+     * caller's store before it (a parked waiter, an enable): waits until no claim of a
+     * single-consumer ring is under way (see the comment above). Nothing on other rings.
+     */
+    void settleClaims()
+    {
+        if (!singleConsumer)
+        {
+            return;
+        }
+        int spins = 0;
+        while ((long) COUNTERS.getVolatile(counters, CLAIMING) != 0
+            || (long) COUNTERS.getVolatile(counters, OTHERS) != 0)
+        {
+            spin(++spins);
+        }
+    }
+
+    private static void spin(final int spins)
+    {
+        if ((spins & 0xFF) == 0)
+        {
+            Thread.yield();
+        }
+        Thread.onSpinWait();
     }
 
     // ------------------------------------------------------------------ consumers (no lock)

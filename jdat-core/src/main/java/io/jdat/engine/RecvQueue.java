@@ -277,7 +277,7 @@ final class RecvQueue
             case CompletionFlags.UNSIGNALLED_FLAG -> fromSrq != null || (flags & CompletionFlags.UNSIGNALLED_FLAG) == 0;
             default -> true;
         };
-        if (e == null || !e.postDto(ep, cookie, status, length, notify, fromSrq, unlocked))
+        if (e == null || !e.postDto(ep, cookie, status, length, notify, fromSrq, unlocked, false))
         {
             if (fromSrq != null)
             {

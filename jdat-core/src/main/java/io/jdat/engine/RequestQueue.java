@@ -619,7 +619,8 @@ final class RequestQueue
         final EvdImpl e = ep.requestEvd;
         if (e != null)
         {
-            e.postDto(ep, cookie, status, length, requestNotifies(flags), null, false);
+            // the IA's one consumer, posting, claims the record with no read-modify-write
+            e.postDto(ep, cookie, status, length, requestNotifies(flags), null, false, ep.lock.heldAsConsumer());
         }
     }
 

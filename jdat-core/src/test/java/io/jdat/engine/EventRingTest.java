@@ -56,6 +56,29 @@ class EventRingTest
         assertEquals(null, take(r));
     }
 
+    /**
+     * A {@code nonthreadsafe} IA's ring: claims do not fence after their store of {@code tail}, so a
+     * parking waiter's last look (and an enable's) first waits until no claim is under way, and then
+     * sees the one that was.
+     */
+    @Test
+    void aWaitersLastLookWaitsForAClaimUnderWayOnASingleConsumerRing() throws Exception
+    {
+        final EventRing r = new EventRing(4, false, true);
+        // another producer holds the ring, its claim under way
+        r.lockOthers();
+        final CompletableFuture<Boolean> look = CompletableFuture.supplyAsync(() -> r.ready(1));
+        Thread.sleep(WAIT_MS);
+        assertFalse(look.isDone(), "the look read tail while a claim was under way");
+        r.unlockOthers();
+        assertFalse(look.get(5, TimeUnit.SECONDS), "nothing was claimed");
+        final long p = r.claimAsConsumer();
+        assertEquals(0, p);
+        post(r, p, "mine");
+        assertTrue(r.ready(1));
+        assertEquals("mine", take(r));
+    }
+
     @Test
     void oneProducerNeverWaitsForItselfAcrossLaps()
     {
