@@ -117,6 +117,35 @@ public class HopCostBenchmark
         return s.event.dto.transferredLength;
     }
 
+    /**
+     * {@link #jdatHop} with the Send signalled: its completion is claimed in the client's request
+     * EVD (on a {@code nonthreadsafe} IA by the posting thread as the IA's one consumer) and
+     * dequeued after the receive's.
+     */
+    @Benchmark
+    public long jdatSignalledHop(final Jdat s)
+    {
+        s.rig.server.postRecv(1, s.recv, 0, 0);
+        s.rig.client.postSend(1, s.send, 1, CompletionFlags.DEFAULT_FLAG);
+        int tries = 0;
+        while (s.rig.serverRecv.dequeue(s.event) != DatStatus.SUCCESS)
+        {
+            if (++tries == 1_000_000)
+            {
+                throw new IllegalStateException("the Send was not placed");
+            }
+        }
+        final long length = s.event.dto.transferredLength;
+        while (s.rig.clientReq.dequeue(s.event) != DatStatus.SUCCESS)
+        {
+            if (++tries == 2_000_000)
+            {
+                throw new IllegalStateException("the Send did not complete");
+            }
+        }
+        return length + s.event.dto.transferredLength;
+    }
+
     /** One copy and one SPSC offer and poll on the same thread. */
     @Benchmark
     public long baselineHop(final Baseline s)
