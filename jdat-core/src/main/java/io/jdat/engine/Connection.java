@@ -188,12 +188,6 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         return ep.lock.placingByOther(self);
     }
 
-    @Override
-    public boolean readNextReceive()
-    {
-        return ep.srq != null || ep.recvs.readNext();
-    }
-
     /**
      * A whole Send from a sender's thread that holds its own endpoint's lock: {@link #placeSend}
      * or nothing. Not when the receive EVD has a CNO: its proxy agent runs on the placing thread,

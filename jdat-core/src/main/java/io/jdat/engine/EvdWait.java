@@ -4,7 +4,6 @@ import io.jdat.DatCount;
 import io.jdat.DatEvent;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatStatus;
-import io.jdat.engine.channel.Channel;
 import io.jdat.engine.channel.TransportPort;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,10 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * the transport itself ({@code pollsInline}) polls in its spin and blocks in the transport
  * ({@link TransportPort#awaitProgress}) rather than in park. In the EVD's direct mode
  * ({@link EvdImpl}, {@link RecvRing}) the looks, the takes and the counts read the receive
- * queue's slots instead of the EVD's ring, and the spinning waiter also reads, until it is
- * posted, the receive at the peer that its endpoint's next Send goes into
- * ({@link Channel#readPeerReceive}): the line the peer's post wrote then crosses while this thread
- * waits, not while its next post places the Send.
+ * queue's slots instead of the EVD's ring.
  */
 final class EvdWait
 {
@@ -163,8 +159,6 @@ final class EvdWait
         long nextYield = waiter.firstYield(start, yieldEvery, configured);
         boolean gaveWay = false;
         boolean polling = ia.pollsInline;
-        // the peer's receive this thread's next Send goes into, read while waiting (until posted)
-        boolean readAhead = false;
         while (true)
         {
             if (!looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
@@ -188,10 +182,6 @@ final class EvdWait
                             gaveWay |= EvdWaiter.gaveWay(after - before, configured);
                             yieldEvery = EvdWaiter.nextYieldEvery(yieldEvery, after - before, configured);
                             nextYield = after + yieldEvery;
-                        }
-                        if (!readAhead)
-                        {
-                            readAhead = readPeerReceive();
                         }
                         // the record at the head, several times between the clock and the flags,
                         // so that the first look after it lands comes soon; a consumer that moves
@@ -309,19 +299,6 @@ final class EvdWait
             }
             return DatStatus.SUCCESS;
         }
-    }
-
-    /**
-     * A spinning waiter's read of the receive at the peer that its endpoint's next Send is placed
-     * into ({@link Channel#readPeerReceive}); in direct mode only, where
-     * the EVD serves one endpoint. True once there is nothing more to read in this wait.
-     */
-    private boolean readPeerReceive()
-    {
-        final EpImpl ep = evd.directEp();
-        final Connection c = ep == null ? null : ep.conn;
-        final Channel ch = c == null ? null : c.channel;
-        return ch == null || ch.readPeerReceive();
     }
 
     /** Whether a waiter's spin may stop looking: an event for it (a look at the head). */

@@ -363,17 +363,6 @@ final class RecvQueue
         ring = next;
     }
 
-    /**
-     * A look at the receive the placer takes next, from a thread that will place into this
-     * endpoint ({@link io.jdat.engine.channel.ChannelHandler#readNextReceive}): true once it is
-     * posted, and outside direct mode (nothing read).
-     */
-    boolean readNext()
-    {
-        final RecvRing r = ring;
-        return r.mode != RecvRing.DIRECT || r.placeablePosted();
-    }
-
     /** The posted buffer at the head, or null; for the thread that places into the endpoint. */
     RecvBuffer peek()
     {

@@ -660,16 +660,6 @@ final class RecvRing extends ClaimedRing
         return p - h >= directQlen;
     }
 
-    /**
-     * Whether a receive is posted at the placer's position: a read of that slot's sequence word
-     * and nothing else (no hole settled, unlike {@link #peekDirect}), by any thread. Direct mode.
-     */
-    boolean placeablePosted()
-    {
-        final long p = (long) COUNTERS.getOpaque(counters, PLACE);
-        return slots[(int) p & mask].seq() == p + 1;
-    }
-
     /** The posted receive at the placer's position, or null; holes are completed as holes on the way. */
     private RecvBuffer peekDirect()
     {

@@ -157,12 +157,6 @@ final class LoopbackChannel implements Channel
     }
 
     @Override
-    public boolean readPeerReceive()
-    {
-        return peer.handler.readNextReceive();
-    }
-
-    @Override
     public void flush()
     {
         final Thread me = Thread.currentThread();

@@ -306,37 +306,4 @@ class RecvRingTest
             assertEquals(RecvRing.EMPTY, r.takeDirect(e, null, null));
         }
     }
-
-    /**
-     * The read a waiting peer makes ahead of its next Send ({@link RecvRing#placeablePosted}) says
-     * whether a receive is posted at the placer's position, whichever lap, and changes nothing: the
-     * placer still finds and places the same receive, and the consumer takes it.
-     */
-    @Test
-    void theReadAheadSeesAReceivePostedAtThePlacersPositionAndChangesNothing()
-    {
-        final RecvRing r = RecvRing.direct(4, 1, false);
-        final io.jdat.DatEvent e = new io.jdat.DatEvent();
-        for (int i = 0; i < 10; i++)
-        {
-            assertFalse(r.placeablePosted(), "nothing posted at position " + i);
-            final long at = r.claim();
-            assertFalse(r.placeablePosted(), "claimed, not yet published, at position " + i);
-            r.slot(at).setCookieAndFlags(100 + i, 0);
-            r.publish(at);
-            assertTrue(r.placeablePosted(), "posted at position " + i);
-            assertTrue(r.placeablePosted(), "a second look at position " + i);
-            assertEquals(at, r.placeDirect(r.slot(at), 64));
-            assertFalse(r.placeablePosted(), "the placer moved past position " + i);
-            assertEquals(at, r.takeDirect(e, null, null));
-            assertEquals(100 + i, e.dto.userCookie);
-        }
-        // two posted ahead: the look is at the placer's position, not the last post
-        final long a = r.claim();
-        final long b = r.claim();
-        r.publish(b);
-        assertFalse(r.placeablePosted(), "the second receive is posted, the placer's is not");
-        r.publish(a);
-        assertTrue(r.placeablePosted());
-    }
 }

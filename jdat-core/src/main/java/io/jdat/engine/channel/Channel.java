@@ -46,18 +46,6 @@ public interface Channel
     }
 
     /**
-     * For a thread waiting on this end's receive EVD, which places this end's next Send itself
-     * ({@link #sendNow}) once it has the event: reads the receive at the peer that Send will be
-     * placed into ({@link ChannelHandler#readNextReceive}), so that the line the peer's post of
-     * that receive wrote crosses to this core while the thread waits, not while it sends. True
-     * once that receive is posted, or when the channel has nothing to read ahead (the default).
-     */
-    default boolean readPeerReceive()
-    {
-        return true;
-    }
-
-    /**
      * Called by this end's handler as it closes, after it has marked itself closed with a
      * volatile store: returns once no thread of the peer is inside
      * {@link ChannelHandler#placeSendNow} or {@link ChannelHandler#placeWriteNow} of this end's

@@ -11,18 +11,6 @@ import java.lang.foreign.MemorySegment;
 public interface ChannelHandler
 {
     /**
-     * Reads the receive a Send arriving now would be placed into (a look, nothing changed), so
-     * that the peer's thread that places its next Send finds that line in its cache: the peer's
-     * thread calls it while it waits ({@link Channel#readPeerReceive}). True once that receive is
-     * posted, or when there is nothing to read ahead (a shared receive queue, the EVD's own
-     * ring): the caller then stops looking until its next wait.
-     */
-    default boolean readNextReceive()
-    {
-        return true;
-    }
-
-    /**
      * Whether this connection's completions or connection events go to {@code evd}, the EVD a
      * consumer polls ({@link TransportPort#poll(Object)}). A hint only, read without the
      * endpoint's lock: a transport uses it to choose which connections to read first, never to
