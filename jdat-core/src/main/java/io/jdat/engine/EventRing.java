@@ -732,11 +732,16 @@ final class EventRing extends ClaimedRing
     /**
      * Gives the slot of {@code head} {@code h}, whose record the caller has read, back to the
      * producers; false if another consumer took it first. One consumer moves the head by a release
-     * store (everything it read of the record comes before), several by a compare-and-set.
+     * store (everything it read of the record comes before), several by a compare-and-set. A
+     * single-consumer ring that does not count notifications yet also takes the compare-and-set:
+     * any producer's thread may move its events into a counting ring ({@link #moveTo}, taking them
+     * from the head with a compare-and-set) between the consumer's read of a record and its store,
+     * and the consumer would take that record from both rings. Once counting, only the consumer's
+     * own calls (a resize, a free) move or drain the ring.
      */
     private boolean release(final long h)
     {
-        if (singleConsumer)
+        if (singleConsumer && counting)
         {
             COUNTERS.setRelease(counters, HEAD, h + 1);
             return true;
