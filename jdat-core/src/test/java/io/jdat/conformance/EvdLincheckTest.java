@@ -8,9 +8,7 @@ import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
 import io.jdat.EvdParam;
 import io.jdat.EvdState;
-import java.lang.reflect.Method;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -223,17 +221,9 @@ public class EvdLincheckTest
         options.check(EvdLincheckTest.class);
     }
 
-    /** An operation of this class as a Lincheck actor, with its arguments. */
     private static Actor actor(final String name, final Object... args)
     {
-        for (final Method m : EvdLincheckTest.class.getMethods())
-        {
-            if (m.getName().equals(name) && m.getParameterCount() == args.length)
-            {
-                return new Actor(m, new ArrayList<>(List.of(args)), false, false, false, false, false);
-            }
-        }
-        throw new AssertionError("no operation " + name);
+        return LincheckActors.actor(EvdLincheckTest.class, name, args);
     }
 
     @Test

@@ -8,8 +8,6 @@ import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
 import io.jdat.EvdParam;
 import io.jdat.EvdState;
-import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -148,13 +146,6 @@ public class EvdSingleConsumerLincheckTest
 
     private static Actor actor(final String name, final Object... args)
     {
-        for (final Method m : EvdSingleConsumerLincheckTest.class.getMethods())
-        {
-            if (m.getName().equals(name) && m.getParameterCount() == args.length)
-            {
-                return new Actor(m, new ArrayList<>(List.of(args)), false, false, false, false, false);
-            }
-        }
-        throw new AssertionError("no operation " + name);
+        return LincheckActors.actor(EvdSingleConsumerLincheckTest.class, name, args);
     }
 }

@@ -1,9 +1,7 @@
 package io.jdat.conformance;
 
 import io.jdat.engine.EventRingHarness;
-import java.lang.reflect.Method;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -106,14 +104,7 @@ public class EventRingSingleConsumerLincheckTest
 
     private static Actor actor(final String name, final Object... args)
     {
-        for (final Method m : EventRingSingleConsumerLincheckTest.class.getMethods())
-        {
-            if (m.getName().equals(name) && m.getParameterCount() == args.length)
-            {
-                return new Actor(m, new ArrayList<>(List.of(args)), false, false, false, false, false);
-            }
-        }
-        throw new AssertionError("no operation " + name);
+        return LincheckActors.actor(EventRingSingleConsumerLincheckTest.class, name, args);
     }
 
     @Test

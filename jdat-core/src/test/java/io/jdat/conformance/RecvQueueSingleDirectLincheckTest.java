@@ -13,8 +13,6 @@ import io.jdat.RegionDescription;
 import io.jdat.engine.RecvQueueHarness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -154,17 +152,9 @@ public class RecvQueueSingleDirectLincheckTest
         options.check(RecvQueueSingleDirectLincheckTest.class);
     }
 
-    /** An operation of this class as a Lincheck actor, with its arguments. */
     private static Actor actor(final String name, final Object... args)
     {
-        for (final Method m : RecvQueueSingleDirectLincheckTest.class.getMethods())
-        {
-            if (m.getName().equals(name) && m.getParameterCount() == args.length)
-            {
-                return new Actor(m, new ArrayList<>(List.of(args)), false, false, false, false, false);
-            }
-        }
-        throw new AssertionError("no operation " + name);
+        return LincheckActors.actor(RecvQueueSingleDirectLincheckTest.class, name, args);
     }
 
     @Test

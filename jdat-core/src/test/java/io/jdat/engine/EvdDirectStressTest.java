@@ -1,5 +1,7 @@
 package io.jdat.engine;
 
+import static io.jdat.engine.StressRig.connect;
+import static io.jdat.engine.StressRig.guard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,9 +25,6 @@ import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.ProviderInfo;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.loopback.LoopbackLibrary;
 import java.lang.foreign.Arena;
@@ -69,7 +68,7 @@ class EvdDirectStressTest
             final Endpoint client = rig.client();
             final Endpoint server = rig.server(recv);
             assertTrue(((EvdImpl) recv).direct != null, "direct mode");
-            connect(ia, ia, client, server, rig.serverConn);
+            connect(ia, client, server, rig.serverConn);
             rig.postReceives(server);
             final AtomicLong credits = new AtomicLong(QUEUE);
             final AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -176,7 +175,7 @@ class EvdDirectStressTest
                 final Endpoint server = rig.server(recv);
                 final EvdImpl evd = (EvdImpl) recv;
                 assertTrue(evd.direct != null, "direct mode");
-                connect(sending, receiving, client, server, rig.serverConn);
+                connect(receiving, client, server, rig.serverConn);
                 rig.postReceives(server);
                 final AtomicLong credits = new AtomicLong(QUEUE);
                 final AtomicInteger taken = new AtomicInteger();
@@ -262,7 +261,7 @@ class EvdDirectStressTest
             final EventDispatcher recv = receiving.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
             final Endpoint client = rig.client();
             final Endpoint server = rig.server(recv);
-            connect(sending, receiving, client, server, rig.serverConn);
+            connect(receiving, client, server, rig.serverConn);
             assertTrue(((EvdImpl) recv).direct != null, "direct mode");
             rig.postReceives(server);
             final AtomicLong credits = new AtomicLong(QUEUE);
@@ -326,35 +325,6 @@ class EvdDirectStressTest
         }
     }
 
-    private static void connect(final InterfaceAdapter sending, final InterfaceAdapter receiving,
-        final Endpoint client, final Endpoint server, final EventDispatcher serverConn)
-    {
-        final io.jdat.IaAttr a = new io.jdat.IaAttr();
-        receiving.query(io.jdat.IaAttr.FIELD_IA_ADDRESS_PTR, a, 0, null);
-        final EventDispatcher crEvd = receiving.evdCreate(8, null, EvdFlags.CR_FLAG);
-        final PublicServicePoint psp = receiving.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-        client.connect(a.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
-        final DatEvent ev = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, crEvd.wait(5 * SECOND, 1, ev, new DatCount()));
-        ev.crArrival.crHandle.accept(server, null);
-        final DatEvent est = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, serverConn.wait(5 * SECOND, 1, est, new DatCount()));
-        assertTrue(est.is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
-        psp.free();
-        crEvd.free();
-    }
-
-    private static void guard(final AtomicReference<Throwable> failed, final Runnable r)
-    {
-        try
-        {
-            r.run();
-        }
-        catch (final Throwable t)
-        {
-            failed.compareAndSet(null, t);
-        }
-    }
 
     /**
      * What every test here sets up: a protection zone at each end, the sender's source and the

@@ -1,5 +1,7 @@
 package io.jdat.engine;
 
+import static io.jdat.engine.StressRig.connect;
+import static io.jdat.engine.StressRig.guard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,7 +18,6 @@ import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
@@ -24,9 +25,6 @@ import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.ProviderInfo;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.loopback.LoopbackLibrary;
 import java.lang.foreign.Arena;
@@ -75,7 +73,7 @@ class SingleWriterEvdStressTest
             final EventDispatcher bRecv = peers.evdCreate(4 * QUEUE, null, EvdFlags.DTO_FLAG);
             final Endpoint eb = peers.epCreate(b.pz, bRecv, peers.evdCreate(64, null, EvdFlags.DTO_FLAG), b.conn,
                 b.attr);
-            connect(mine, peers, ea, eb, b.conn);
+            connect(peers, ea, eb, b.conn);
             a.postReceives(ea);
             b.postReceives(eb);
             // receives each side posted for the other's Sends, counted by the receiver
@@ -164,35 +162,6 @@ class SingleWriterEvdStressTest
         }
     }
 
-    private static void connect(final InterfaceAdapter client, final InterfaceAdapter server, final Endpoint ec,
-        final Endpoint es, final EventDispatcher serverConn)
-    {
-        final IaAttr attr = new IaAttr();
-        server.query(IaAttr.FIELD_IA_ADDRESS_PTR, attr, 0, null);
-        final EventDispatcher crEvd = server.evdCreate(8, null, EvdFlags.CR_FLAG);
-        final PublicServicePoint psp = server.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
-        ec.connect(attr.iaAddress, psp.connQual(), 5 * SECOND, null, Qos.BEST_EFFORT, 0);
-        final DatEvent ev = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, crEvd.wait(5 * SECOND, 1, ev, new DatCount()));
-        ev.crArrival.crHandle.accept(es, null);
-        final DatEvent est = new DatEvent();
-        assertEquals(DatStatus.SUCCESS, serverConn.wait(5 * SECOND, 1, est, new DatCount()));
-        assertTrue(est.is(EventNumber.CONNECTION_EVENT_ESTABLISHED));
-        psp.free();
-        crEvd.free();
-    }
-
-    private static void guard(final AtomicReference<Throwable> failed, final Runnable r)
-    {
-        try
-        {
-            r.run();
-        }
-        catch (final Throwable t)
-        {
-            failed.compareAndSet(null, t);
-        }
-    }
 
     /** One end: a protection zone, a source of 1024 slots and QUEUE receive slots, a connection EVD. */
     private static final class Side
