@@ -1,10 +1,13 @@
 package io.jdat.shm;
 
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A listening connection qualifier: the file {@code l-QUAL} in its address directory. Connecting
@@ -100,6 +103,89 @@ final class ListenerFile
         final ListenerFile file = new ListenerFile(path, arena, seg);
         ListenerCleanup.opened(file);
         return file;
+    }
+
+    /**
+     * Creates the listening file of a qualifier of {@code low..high} that is free or stale, for
+     * {@code dat_psp_create_any}. The qualifiers are looked at from a random one on, without the
+     * address directory's lock: another process may fill the range with live-looking files, and a
+     * walk of it under the lock (16,384 qualifiers by default: over 100 ms) would keep every
+     * listen, connect and IA open on the address waiting. Only a qualifier that seems free or stale
+     * is tried under the lock, one per hold ({@link #create} decides there). A qualifier whose name
+     * holds something the provider refuses ({@link ShmDirectory#check}: a link, another user's
+     * file, a FIFO) is passed over as a live listener's is: one file planted at a qualifier must
+     * not deny every listen-any on the address.
+     *
+     * @throws DatException DAT_CONN_QUAL_UNAVAILABLE when no qualifier of the range is left, saying
+     *     how many were refused and the first refusal
+     */
+    static ListenerFile createAny(final Path dir, final long low, final long high, final String address)
+    {
+        final long span = high - low + 1;
+        final long first = ThreadLocalRandom.current().nextLong(span);
+        long refused = 0;
+        DatException why = null;
+        for (long i = 0; i < span; i++)
+        {
+            final long q = low + (first + i) % span;
+            // what is at the qualifier's name may be refused by the look or, under the lock, by
+            // create; the lock's own refusals (its file, the directory) end the call
+            final DatException[] refusal = new DatException[1];
+            try
+            {
+                if (taken(dir, q))
+                {
+                    continue;
+                }
+            }
+            catch (final DatException e)
+            {
+                refusal[0] = refusal(e);
+            }
+            if (refusal[0] == null)
+            {
+                final ListenerFile f = ShmDirectory.locked(dir, () ->
+                {
+                    try
+                    {
+                        return create(dir, q);
+                    }
+                    catch (final DatException e)
+                    {
+                        refusal[0] = refusal(e);
+                        return null;
+                    }
+                });
+                if (f != null)
+                {
+                    return f;
+                }
+            }
+            if (refusal[0] != null)
+            {
+                refused++;
+                why = why == null ? refusal[0] : why;
+            }
+        }
+        throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "every qualifier of " + low + ".." + high
+            + " is in use on " + address + (refused == 0 ? "" : "; " + refused + " of them refused, as files the"
+            + " provider does not use (the first: " + why.getMessage() + ")"));
+    }
+
+    /** {@code e} if it is a refusal of a path (DAT_PRIVILEGES_VIOLATION); anything else is thrown. */
+    private static DatException refusal(final DatException e)
+    {
+        if (e.type() != DatReturnType.PRIVILEGES_VIOLATION)
+        {
+            throw e;
+        }
+        return e;
+    }
+
+    /** The qualifier of this listening file. */
+    long qual()
+    {
+        return seg.get(ValueLayout.JAVA_LONG, OFF_QUAL);
     }
 
     /**

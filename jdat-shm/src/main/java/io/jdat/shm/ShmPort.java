@@ -646,33 +646,14 @@ final class ShmPort extends ThreadedPort
         return started(new ShmListener(this, f, connQual, handler));
     }
 
-    /**
-     * Looks at the qualifiers of {@code any_qual_range} from a random one on, without the address
-     * directory's lock: another process may fill the range with live-looking files, and a walk of
-     * it under the lock (16,384 qualifiers by default: over 100 ms) would keep every listen,
-     * connect and IA open on the address waiting. Only a qualifier that seems free or stale is
-     * tried under the lock, one per hold ({@link ListenerFile#create} decides there).
-     */
+    /** A qualifier of {@code any_qual_range} that is free or stale ({@link ListenerFile#createAny}). */
     @Override
     public Listener listenAny(final ListenHandler handler)
     {
         checkOpen();
-        final long span = transport.anyHigh - transport.anyLow + 1;
-        final long first = ThreadLocalRandom.current().nextLong(span);
-        for (long i = 0; i < span; i++)
-        {
-            final long q = transport.anyLow + (first + i) % span;
-            if (!ListenerFile.taken(dir, q))
-            {
-                final ListenerFile f = ShmDirectory.locked(dir, () -> ListenerFile.create(dir, q));
-                if (f != null)
-                {
-                    return started(new ShmListener(this, f, q, handler));
-                }
-            }
-        }
-        throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "every qualifier of "
-            + transport.anyLow + ".." + transport.anyHigh + " is in use on " + transport.address);
+        final ListenerFile f = ListenerFile.createAny(dir, transport.anyLow, transport.anyHigh,
+            transport.address.toString());
+        return started(new ShmListener(this, f, f.qual(), handler));
     }
 
     private ShmListener started(final ShmListener l)
