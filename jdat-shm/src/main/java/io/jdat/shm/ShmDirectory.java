@@ -473,16 +473,49 @@ final class ShmDirectory
      */
     static <T> T locked(final Path dir, final Supplier<T> body)
     {
+        return hold(dir, body, true);
+    }
+
+    /**
+     * Runs {@code body} holding the address directory's lock if it is free now, without waiting
+     * for another thread or process that holds it: for a progress round, whose wait would stall
+     * every connection of the port. False when the lock was taken.
+     *
+     * @throws DatException as {@link #locked}, but never for a lock another process holds
+     */
+    static boolean tryLocked(final Path dir, final Runnable body)
+    {
+        return hold(dir, () ->
+        {
+            body.run();
+            return Boolean.TRUE;
+        }, false) != null;
+    }
+
+    /** {@link #locked}, or (not {@code wait}) null when another thread or process holds the lock. */
+    private static <T> T hold(final Path dir, final Supplier<T> body, final boolean wait)
+    {
         final ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
-        jvm.lock();
+        if (wait)
+        {
+            jvm.lock();
+        }
+        else if (!jvm.tryLock())
+        {
+            return null;
+        }
         try
         {
             final Path lock = dir.resolve(".lock");
             final boolean made = !check(lock, false);
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = openFile(lock, true); FileLock _ = lock(fc, dir))
+                try (FileChannel fc = openFile(lock, true); FileLock l = wait ? lock(fc, dir) : fc.tryLock())
                 {
+                    if (l == null)
+                    {
+                        return null;
+                    }
                     if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
                     {
                         giveToGroup(lock, false);

@@ -44,8 +44,12 @@ final class ShmListener implements Listener, Work
     /**
      * Removes the file before it returns, also to a caller that finds another one closing (an
      * RSP's listener closes when its request arrives, and dat_rsp_free may come meanwhile): then
-     * the qualifier is free for a new listener. If another process keeps the address directory's
-     * lock, the file is only marked closed, and the next listen on the qualifier replaces it.
+     * the qualifier is free for a new listener. A consumer's thread waits for the address
+     * directory's lock ({@link ShmDirectory#LOCK_WAIT_NANOS} at most); a progress round (an RSP's
+     * request arrived) never waits for it, since every connection of the port would wait with
+     * the round. While another thread or process keeps the lock, the file is only marked closed
+     * (the next listen on the qualifier may replace it) and the port removes it once the lock is
+     * free ({@link LateRemovals}).
      */
     @Override
     public synchronized void close()
@@ -55,23 +59,43 @@ final class ShmListener implements Listener, Work
             return;
         }
         closing = true;
+        final Runnable remove = () ->
+        {
+            // false when the JVM's exit closed and removed it already (ListenerCleanup)
+            if (wrecked || markClosed())
+            {
+                ShmDirectory.delete(file.path);
+            }
+        };
+        boolean removed;
         try
         {
-            ShmDirectory.locked(port.dir, () ->
+            if (port.progress.isHeldByCurrentThread())
             {
-                // false when the JVM's exit closed and removed it already (ListenerCleanup)
-                if (wrecked || markClosed())
+                removed = ShmDirectory.tryLocked(port.dir, remove);
+            }
+            else
+            {
+                ShmDirectory.locked(port.dir, () ->
                 {
-                    ShmDirectory.delete(file.path);
-                }
-                return null;
-            });
+                    remove.run();
+                    return null;
+                });
+                removed = true;
+            }
         }
         catch (final io.jdat.DatException e)
         {
-            // another process keeps the directory's lock: closed all the same, and the file, which
-            // says so, is left for the next listen on the qualifier or a sweep to remove
-            markClosed();
+            // another process kept the directory's lock, or its file is refused
+            removed = false;
+        }
+        if (!removed)
+        {
+            // closed all the same: the file says so, and goes once the lock is free
+            if (wrecked || markClosed())
+            {
+                port.removals.add(file.path);
+            }
         }
         closed = true;
         port.wake();

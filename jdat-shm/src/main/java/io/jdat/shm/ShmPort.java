@@ -64,6 +64,8 @@ final class ShmPort extends ThreadedPort
     final ShmTransport transport;
     /** This port's address directory. */
     final Path dir;
+    /** Listening files closed while the address directory's lock was held, removed once it is free. */
+    final LateRemovals removals;
     final ReentrantLock progress = new ReentrantLock();
     private volatile Work[] work = NONE;
     private final Thread io;
@@ -104,6 +106,7 @@ final class ShmPort extends ThreadedPort
     {
         this.transport = transport;
         this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
+        this.removals = new LateRemovals(dir);
         ShmDirectory.sweep(dir);
         if (Futex.SUPPORTED && transport.futex)
         {
@@ -142,6 +145,7 @@ final class ShmPort extends ThreadedPort
                 // the peers' processes, here rather than in a polling consumer's full rounds
                 nextWatch = t + transport.livenessNanos;
                 watchPeers();
+                removals.tryRemove();
             }
             if (polling && grace > 0)
             {
@@ -690,16 +694,17 @@ final class ShmPort extends ThreadedPort
             if (lf != null)
             {
                 lf.unmap();
-                ShmDirectory.locked(remoteDir, () ->
+                // the stale file goes now if nobody holds the lock, else later (a sweep, a listen)
+                ShmDirectory.tryLocked(remoteDir, () ->
                 {
                     if (ListenerFile.stale(lp))
                     {
                         ShmDirectory.delete(lp);
                     }
-                    return null;
                 });
             }
-            // nobody listens: what a TCP reset is to tcp, a non-peer rejection
+            // nobody listens: what a TCP reset is to tcp, a non-peer rejection, even while
+            // another process keeps the directory's lock
             handler.rejected(false);
             return Finished.INSTANCE;
         }
@@ -906,6 +911,7 @@ final class ShmPort extends ThreadedPort
             {
                 work = NONE;
             }
+            removals.removeWaiting();
         }
         finally
         {

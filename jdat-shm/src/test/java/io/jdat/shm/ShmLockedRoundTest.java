@@ -1,0 +1,207 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.ShmNode.SECOND;
+import static io.jdat.shm.ShmNode.next;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
+import io.jdat.DtoStatus;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.Qos;
+import io.jdat.testkit.PeerProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Another process that holds an address directory's lock (a {@code FileChannel.lock} in a second
+ * JVM: {@link ShmDirectoryLockTest#main}) while something of the port must remove a file there.
+ * An RSP's listener closes inside the progress round that took its one request: that round must
+ * not wait for the lock, or every connection of the port waits with it, up to
+ * {@link ShmDirectory#LOCK_WAIT_NANOS}. Its file is removed once the lock is free. A connect that
+ * finds a stale listening file is a non-peer rejection at once, whoever holds the lock.
+ */
+class ShmLockedRoundTest
+{
+    private static final long RSP_QUAL = 7100;
+    /** Far below the 5 s a round waited for the lock. */
+    private static final long BOUND_NANOS = 1_000_000_000L;
+
+    @TempDir(factory = TestFiles.InShm.class)
+    Path root;
+
+    @Test
+    void anRspClosingInARoundStallsNoOtherEndpointAndItsFileGoesOnceTheLockIsFree() throws Exception
+    {
+        try (ShmNode server = ShmNode.open(root, "server", ""); ShmNode client = ShmNode.open(root, "client", ""))
+        {
+            final Path srv = root.resolve("server");
+            final ShmNode.Ep[] pair = ShmNode.connect(client, server, 7000);
+            final EventDispatcher crEvd = server.evd(8, EvdFlags.CR_FLAG);
+            server.ia.rspCreate(RSP_QUAL, server.ep(null).ep(), crEvd);
+            final Path listening = ShmDirectory.listenerPath(srv, RSP_QUAL);
+            final Traffic traffic = new Traffic(client.lmr(64), server.lmr(64), pair[0], pair[1]);
+            try (PeerProcess holder = new PeerProcess(ShmDirectoryLockTest.class, srv.toString()))
+            {
+                holder.awaitExactly("LOCKED", 30);
+                traffic.start();
+                // the request, made by hand: a connect would wait for the lock to make its file
+                final long id = Liveness.SELF_PID << 32 | 0xE000_0001L;
+                final ConnectionFile request = ConnectionFile.create(srv, id, 65536);
+                request.writeRequest(RSP_QUAL, "client", new byte[0], 4, 4);
+                final ListenerFile lf = ListenerFile.open(listening);
+                assertTrue(lf.post(id) >= 0, "posted");
+                lf.unmap();
+                final long asked = System.nanoTime();
+                final DatEvent cr = next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+                traffic.mark();
+                Thread.sleep(1500);
+                traffic.stop();
+                assertNull(traffic.failure.get(), () -> "the traffic failed: " + traffic.failure.get());
+                System.out.printf("Send/Recv round trips while the RSP closed under another process's lock: %d,"
+                    + " the longest %.1f ms%n", traffic.count.get(), traffic.longest.get() / 1e6);
+                assertTrue(traffic.longest.get() < BOUND_NANOS, String.format("a Send/Recv took %.1f ms",
+                    traffic.longest.get() / 1e6));
+                assertTrue(traffic.count.get() >= 10, traffic.count.get() + " round trips in 1.5 s");
+                assertTrue(System.nanoTime() - asked < 5 * BOUND_NANOS, "the test itself ran in time");
+                // closed, the file says so; it stays while the lock is held
+                assertTrue(Files.exists(listening) && ListenerFile.stale(listening), "the file, marked closed");
+                cr.crArrival.crHandle.reject();
+                request.unlink();
+                request.unmap();
+            }
+            // the holder is gone and the kernel dropped its lock: the port removes the file
+            final long deadline = System.nanoTime() + 5 * BOUND_NANOS;
+            while (Files.exists(listening) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertTrue(Files.notExists(listening), "the closed RSP's file after the lock came free");
+        }
+    }
+
+    @Test
+    void aConnectToAStaleListenerIsANonPeerRejectionWhileAnotherProcessHoldsTheLock() throws Exception
+    {
+        try (ShmNode server = ShmNode.open(root, "server", ""); ShmNode client = ShmNode.open(root, "client", ""))
+        {
+            final Path srv = root.resolve("server");
+            // a listener of an earlier process with this pid, started a day before
+            Planted.listener(ShmDirectory.listenerPath(srv, 7200), Liveness.SELF_PID,
+                Liveness.SELF_START - 86_400_000L, 7200);
+            final ShmNode.Ep ep = client.ep(null);
+            try (PeerProcess holder = new PeerProcess(ShmDirectoryLockTest.class, srv.toString()))
+            {
+                holder.awaitExactly("LOCKED", 30);
+                final long t = System.nanoTime();
+                ep.ep().connect(server.address, 7200, 30 * SECOND, null, Qos.BEST_EFFORT, 0);
+                next(ep.conn(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                final long took = System.nanoTime() - t;
+                assertTrue(took < BOUND_NANOS, String.format("rejected after %.1f ms", took / 1e6));
+            }
+        }
+    }
+
+    /**
+     * A closed listener's file waits for the lock, and another listen may replace it meanwhile (a
+     * stale file is anybody's to replace): the late removal leaves a live listener's file alone.
+     */
+    @Test
+    void aLateRemovalLeavesTheFileOfALiveListenerThatReplacedIt() throws Exception
+    {
+        final Path dir = ShmDirectory.addressDir(root, "srv");
+        final Path replaced = ShmDirectory.listenerPath(dir, 7300);
+        final Path stale = ShmDirectory.listenerPath(dir, 7301);
+        Planted.liveListener(dir, 7300);
+        Planted.listener(stale, Liveness.SELF_PID, Liveness.SELF_START - 86_400_000L, 7301);
+        final LateRemovals removals = new LateRemovals(dir);
+        removals.add(replaced);
+        removals.add(stale);
+        removals.tryRemove();
+        assertTrue(Files.exists(replaced), "the live listener's file");
+        assertTrue(Files.notExists(stale), "the stale file");
+        assertFalse(removals.pending(), "nothing left to do");
+    }
+
+    /**
+     * 64-byte Sends from the client's endpoint to the server's, one at a time, each waited for (its
+     * Send and its receive completed) on a thread of its own: the longest, and how many completed
+     * after {@link #mark}.
+     */
+    private static final class Traffic
+    {
+        final AtomicLong count = new AtomicLong();
+        final AtomicLong longest = new AtomicLong();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicBoolean marked = new AtomicBoolean();
+        private final Thread thread;
+
+        Traffic(final Lmr src, final Lmr dst, final ShmNode.Ep sender, final ShmNode.Ep receiver)
+        {
+            thread = Thread.ofPlatform().name("traffic").unstarted(() ->
+            {
+                final DatEvent ev = new DatEvent();
+                try
+                {
+                    for (long i = 1; !stop.get(); i++)
+                    {
+                        final long start = System.nanoTime();
+                        receiver.ep().postRecv(1, new LmrTriplet[] {LmrTriplet.of(dst, 0, 64)}, i, 0);
+                        sender.ep().postSend(1, new LmrTriplet[] {LmrTriplet.of(src, 0, 64)}, i, 0);
+                        completed(sender.req(), ev, i);
+                        completed(receiver.recv(), ev, i);
+                        longest.accumulateAndGet(System.nanoTime() - start, Math::max);
+                        if (marked.get())
+                        {
+                            count.incrementAndGet();
+                        }
+                    }
+                }
+                catch (final Throwable e)
+                {
+                    failure.set(e);
+                }
+            });
+        }
+
+        private static void completed(final EventDispatcher evd, final DatEvent ev, final long cookie)
+        {
+            final DatStatus s = evd.wait(30 * SECOND, 1, ev, new DatCount());
+            assertEquals(DatStatus.SUCCESS, s, "no completion within 30 s");
+            assertTrue(ev.is(EventNumber.DTO_COMPLETION_EVENT), ev.toString());
+            assertEquals(DtoStatus.SUCCESS, ev.dto.status, ev.toString());
+            assertEquals(cookie, ev.dto.userCookie, ev.toString());
+        }
+
+        void start()
+        {
+            thread.start();
+        }
+
+        /** From now on round trips are counted. */
+        void mark()
+        {
+            marked.set(true);
+        }
+
+        void stop() throws InterruptedException
+        {
+            stop.set(true);
+            thread.join(60_000);
+        }
+    }
+}
