@@ -5,7 +5,8 @@ import io.jdat.engine.channel.Listener;
 
 /**
  * A listening connection qualifier: its {@link ListenerFile}, watched by the port's progress
- * rounds. Closing removes the file at once (so the qualifier can be listened on again) and
+ * rounds. Closing marks the file closed (so the qualifier can be listened on again), removes it
+ * at once or, while another process keeps the directory's lock, once the lock is free, and
  * refuses what was left in the slots on the next round. Every peer that may ask can write the
  * file, so one may also shrink it: the first fault of its mapping wrecks the listener, which then
  * takes no more requests and says so once in the log; the IA and its other listeners go on.

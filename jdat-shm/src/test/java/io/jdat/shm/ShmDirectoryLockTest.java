@@ -89,7 +89,7 @@ class ShmDirectoryLockTest
                 assertEquals(EpState.UNCONNECTED, p.epState, "the endpoint after the refusal");
                 assertTimeoutPreemptively(Duration.ofSeconds(30), other::free);
                 assertTrue(Files.exists(ShmDirectory.listenerPath(dir.resolve("server"), 7001)),
-                    "the freed listener's file is left for the next listen");
+                    "the freed listener's file waits for the lock");
             }
             // the holder is gone, and the kernel dropped its lock: the qualifier is free again
             // and the same endpoint connects
