@@ -1,5 +1,6 @@
 package io.jdat.shm;
 
+import io.jdat.IaAddress;
 import io.jdat.engine.channel.ListenHandler;
 import io.jdat.engine.channel.Listener;
 
@@ -134,7 +135,7 @@ final class ShmListener implements Listener, Work
             if (id != 0)
             {
                 n++;
-                port.intake(id, qual, handler);
+                intake(id);
             }
         }
         return n;
@@ -205,11 +206,87 @@ final class ShmListener implements Listener, Work
             final long id = take(i);
             if (id != 0)
             {
-                port.refuse(id);
+                refuse(id);
             }
         }
         file.unmap();
         port.remove(this);
+    }
+
+    /**
+     * This listener took connection {@code id} out of a slot: open and check the file,
+     * and hand the request to the listener's consumer. Progress lock held.
+     */
+    private void intake(final long id)
+    {
+        final ConnectionFile f = ConnectionFile.open(port.dir, id);
+        if (f == null)
+        {
+            // withdrawn meanwhile, or not a connection file: there is nobody to answer
+            return;
+        }
+        final ShmRequest r;
+        try
+        {
+            r = request(f);
+        }
+        catch (final InternalError e)
+        {
+            // the requester shrank its file while it was read: nobody to answer either
+            f.unmap();
+            return;
+        }
+        if (r == null)
+        {
+            f.unmap();
+            return;
+        }
+        port.add(r);
+        if (!handler.onRequest(r))
+        {
+            r.reject(false);
+        }
+    }
+
+    /** The request read from its file, taken; null when it is refused (answered in the file). */
+    private ShmRequest request(final ConnectionFile f)
+    {
+        if (f.state() != ConnectionFile.REQUESTED)
+        {
+            return null;
+        }
+        final String address = f.activeAddress();
+        final byte[] pd = f.privateData(true);
+        final int ird = f.activeIrd();
+        final int ord = f.activeOrd();
+        final long pid = f.activePid();
+        final long start = f.activeStart();
+        if (address == null || pd == null || !ConnectionFile.validReads(ird, ord) || !Liveness.alive(pid, start))
+        {
+            f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            return null;
+        }
+        f.writeTaker();
+        return new ShmRequest(port, f, qual, IaAddress.named(address), f.activePort(), pd, ird, ord, pid,
+            start);
+    }
+
+    /** Closed with requests still in the slots: each is refused as if nobody listened. */
+    private void refuse(final long id)
+    {
+        final ConnectionFile f = ConnectionFile.open(port.dir, id);
+        if (f != null)
+        {
+            try
+            {
+                f.transition(ConnectionFile.REQUESTED, ConnectionFile.REJECTED_NON_PEER);
+            }
+            catch (final InternalError e)
+            {
+                // the requester shrank its file: it cannot be told
+            }
+            f.unmap();
+        }
     }
 
     @Override
