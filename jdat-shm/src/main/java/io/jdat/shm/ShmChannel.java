@@ -88,7 +88,16 @@ final class ShmChannel implements Channel, Work
     private long stallHead;
     private long stallSince;
     private boolean stallWatched;
+    /**
+     * The inbound ring's consumer: the fields below it and the ring's consumer side belong to the
+     * thread that holds it (a round, or the consumer's own read, {@link #receiveOwn()}).
+     */
+    private final RingClaim inbound = new RingClaim();
     private boolean rxStopped;
+    /** Records placed by the consumer's own reads (a counter for tests and attributes). */
+    private long ownReads;
+    /** What the consumer's own read found wrong, for the next round to break the connection with. */
+    private volatile TerminateInfo rxFailure;
     /** The I/O thread found the peer's process gone ({@link #watchPeer()}); a full round acts on it. */
     private volatile boolean peerDead;
     /** The port closes: no callback into the engine any more. */
@@ -246,15 +255,15 @@ final class ShmChannel implements Channel, Work
      * ({@link #keep}), are reported sent (on this thread, before this returns), since the peer
      * delivers them; the rest of the ring is withdrawn so that the peer never delivers it
      * ({@link SpscRing#withdraw(long)}), and the engine flushes what it still holds. Waits for a
-     * progress round under way. Inside a round (the engine ending the connection in a callback)
-     * the round ends it: withdrawn too, but messages the peer consumed since the last report are
-     * flushed.
+     * progress round under way. Inside a round or the consumer's own read of the ring (the engine
+     * ending the connection in a callback) the next round ends it: withdrawn too, but messages the
+     * peer consumed since the last report are flushed.
      */
     @Override
     public void abort()
     {
         abortRequested = true;
-        if (finished || port.progress.isHeldByCurrentThread())
+        if (finished || port.progress.isHeldByCurrentThread() || inbound.heldByCurrentThread())
         {
             port.wake();
             return;
@@ -280,7 +289,7 @@ final class ShmChannel implements Channel, Work
     public boolean quiet()
     {
         return !finished && state == OPEN && !abortRequested && !closeRequested && current == null && outbound.isEmpty()
-            && !rx.published() && (sent.isEmpty() || !tx.headMoved());
+            && rxFailure == null && !rx.published() && (sent.isEmpty() || !tx.headMoved());
     }
 
     /**
@@ -360,12 +369,26 @@ final class ShmChannel implements Channel, Work
             finish(null, ConnectionFile.GONE_ABORTED);
             return 1;
         }
+        final TerminateInfo failed = rxFailure;
+        if (failed != null)
+        {
+            broken(failed);
+            return 1;
+        }
         try
         {
             int n = transmit();
-            if (state != DONE)
+            if (state != DONE && inbound.take())
             {
-                n += receive(RX_BUDGET, Long.MAX_VALUE);
+                // a consumer reading its own ring holds it: the records are its, or the next round's
+                try
+                {
+                    n += receive(RX_BUDGET, Long.MAX_VALUE, false);
+                }
+                finally
+                {
+                    inbound.release();
+                }
             }
             if (state != DONE)
             {
@@ -489,8 +512,71 @@ final class ShmChannel implements Channel, Work
             && length <= maxChunk && pieces <= 1;
     }
 
-    /** Delivers the peer's records to the engine: at most {@code budget}, in {@code bytes} of the ring. */
-    private int receive(final int budget, final long bytes)
+    /**
+     * {@link ShmPort#poll(Object)} for the EVD this connection completes into: the polling
+     * consumer reads the connection's inbound ring itself, under the ring's claim instead of the
+     * port's progress lock and its round over every connection, and places the Sends it finds
+     * straight into their receive buffers. It stops at anything else (Writes, Read Requests,
+     * closes, Terminates), which the port's next round delivers, as it does everything else of
+     * the connection. What it finds wrong breaks the connection in that round, as the round's own
+     * read would. Returns the records delivered; 0 when nothing was published, or another thread
+     * holds the ring.
+     */
+    int receiveOwn()
+    {
+        try
+        {
+            if (finished || rxFailure != null || !rx.published() || !inbound.take())
+            {
+                return 0;
+            }
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            // the connection ended and its mapping went under the look: a round sorts it out
+            return 0;
+        }
+        try
+        {
+            final int n = receive(RX_BUDGET, Long.MAX_VALUE, true);
+            ownReads += n;
+            return n;
+        }
+        catch (final Corrupt e)
+        {
+            rxFailure = e.info;
+        }
+        catch (final RuntimeException | InternalError e)
+        {
+            rxFailure = TerminateInfo.of(TerminateCodes.LAYER_LLP, 0, TerminateCodes.LLP_LOCAL_CATASTROPHIC);
+        }
+        finally
+        {
+            inbound.release();
+        }
+        rxStopped = true;
+        port.wake();
+        return 1;
+    }
+
+    /** Whether this connection's completions or events go to {@code evd} (a hint, as the engine says). */
+    boolean feeds(final Object evd)
+    {
+        return handler.completesInto(evd);
+    }
+
+    /** Records placed by the consumer's own reads ({@link #receiveOwn()}). */
+    long ownReads()
+    {
+        return ownReads;
+    }
+
+    /**
+     * Delivers the peer's records to the engine: at most {@code budget}, in {@code bytes} of the
+     * ring; with {@code sendsOnly}, no further than the first record that is not a Send. Inbound
+     * ring claimed.
+     */
+    private int receive(final int budget, final long bytes, final boolean sendsOnly)
     {
         if (rxStopped)
         {
@@ -524,6 +610,10 @@ final class ShmChannel implements Channel, Work
                 }
                 rx.consume(toEnd);
                 continue;
+            }
+            if (sendsOnly && type != RdmapOpcode.SEND && type != RdmapOpcode.SEND_WITH_SE)
+            {
+                return n;
             }
             final int flags = Frame.flags(word);
             final int header = Frame.headerLength(type, flags);
@@ -686,9 +776,22 @@ final class ShmChannel implements Channel, Work
         final boolean dead = gone == ConnectionFile.OPEN && peerDead;
         if (gone != ConnectionFile.OPEN || dead)
         {
+            if (!inbound.take())
+            {
+                // a consumer is delivering them: the next full round ends the connection
+                return 1;
+            }
             // what the peer wrote before it went is visible now: deliver it first, no more than a
             // ring holds (records a hostile peer never overwrote would be read again on every lap)
-            int n = receive(Integer.MAX_VALUE, rx.capacity());
+            int n;
+            try
+            {
+                n = receive(Integer.MAX_VALUE, rx.capacity(), false);
+            }
+            finally
+            {
+                inbound.release();
+            }
             if (state != DONE)
             {
                 n += reap();
@@ -834,13 +937,19 @@ final class ShmChannel implements Channel, Work
             // nothing more can be said through a mapping that failed
         }
         port.remove(this);
-        file.unmap();
-        peerMemories.unmapAll();
+        // the file goes once no thread reads the inbound ring: now, or at the holder's release
+        inbound.close(this::unmap);
         outbound.clear();
         if (reason != null && !abortRequested)
         {
             handler.onClosed(reason);
         }
+    }
+
+    private void unmap()
+    {
+        file.unmap();
+        peerMemories.unmapAll();
     }
 
     @Override

@@ -87,6 +87,11 @@ final class ShmPort extends ThreadedPort
     private final java.lang.foreign.MemorySegment bell;
     /** Futex sleeps so far (a counter for tests and attributes; the sleeper adds to it). */
     private long sleeps;
+    /**
+     * The connection a polled EVD was last found to be fed by alone, and the work it was found
+     * in: stale once the work changes ({@link #own}).
+     */
+    private volatile Own own;
     /** Whether consumers poll ({@link #poll()}); cleared when one stops to park. */
     private volatile boolean polling;
     /** The consumers' polls, counted for the I/O thread and for the full rounds. */
@@ -328,6 +333,20 @@ final class ShmPort extends ThreadedPort
         return sleeps;
     }
 
+    /** Records placed by consumers that read their own connection's ring ({@link #poll(Object)}). */
+    long ownReads()
+    {
+        long n = 0;
+        for (final Work w : work)
+        {
+            if (w instanceof ShmChannel c)
+            {
+                n += c.ownReads();
+            }
+        }
+        return n;
+    }
+
     /** Wake calls this port's connections made for their peers (tests). */
     long peerWakes()
     {
@@ -421,7 +440,68 @@ final class ShmPort extends ThreadedPort
         {
             return 0;
         }
+        return poll(polls.poll());
+    }
+
+    /**
+     * {@link #poll()} for a consumer of {@code evd}: when exactly one connection of the port
+     * completes into it, the consumer reads that connection's inbound ring itself first
+     * ({@link ShmChannel#receiveOwn()}: under the ring's claim, without the progress lock and the
+     * round over every connection). The round still runs when that read found nothing, and once
+     * in {@link PollCount#QUIET_POLLS} polls whatever it found (the other connections, the
+     * writing, the reports, liveness and deadlines). An EVD fed by several connections keeps the
+     * round alone.
+     */
+    @Override
+    public int poll(final Object evd)
+    {
+        if (closed || progress.isHeldByCurrentThread())
+        {
+            return 0;
+        }
+        final ShmChannel c = evd == null ? null : own(evd);
+        final int n = c == null ? 0 : c.receiveOwn();
         final boolean full = polls.poll();
+        if (n > 0 && !full)
+        {
+            if (!polling)
+            {
+                polling = true;
+            }
+            return n;
+        }
+        return n + poll(full);
+    }
+
+    /** The one connection that completes into {@code evd}, or null (none, or several). */
+    private ShmChannel own(final Object evd)
+    {
+        final Work[] all = work;
+        final Own o = own;
+        if (o != null && o.evd == evd && o.work == all)
+        {
+            return o.channel;
+        }
+        ShmChannel found = null;
+        for (final Work w : all)
+        {
+            if (w instanceof ShmChannel c && c.feeds(evd))
+            {
+                if (found != null)
+                {
+                    found = null;
+                    break;
+                }
+                found = c;
+            }
+        }
+        own = new Own(all, evd, found);
+        return found;
+    }
+
+    /** The port's polls: the quiet check, then a round, or a full one when {@code full}. */
+    private int poll(final boolean full)
+    {
         if (!polling)
         {
             polling = true;
@@ -611,6 +691,7 @@ final class ShmPort extends ThreadedPort
             new NamedAttr("jdat.shm.direct_bytes_received", Long.toString(directReceived)),
             new NamedAttr("jdat.shm.rounds_io_thread", Long.toString(ioRounds)),
             new NamedAttr("jdat.shm.rounds_inline", Long.toString(inlineRounds)),
+            new NamedAttr("jdat.shm.records_read_own", Long.toString(ownReads())),
             new NamedAttr("jdat.shm.futex", Boolean.toString(sleep != null && Futex.available())),
             new NamedAttr("jdat.shm.futex_sleeps", Long.toString(sleeps)),
             new NamedAttr("jdat.shm.futex_wakes", Long.toString(peerWakes())));
@@ -847,6 +928,11 @@ final class ShmPort extends ThreadedPort
     public String toString()
     {
         return "shm:" + transport.address + "@" + dir;
+    }
+
+    /** A polled EVD, the work it was looked up in, and the one connection of that work feeding it (or null). */
+    private record Own(Work[] work, Object evd, ShmChannel channel)
+    {
     }
 
     /** An attempt that ended before {@link #connect} returned. */
