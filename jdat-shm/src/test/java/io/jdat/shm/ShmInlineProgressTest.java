@@ -54,8 +54,8 @@ class ShmInlineProgressTest
      * Runs a Send ping-pong of {@link #ROUND_TRIPS} (fewer if {@link #BUDGET_NANOS} runs out)
      * between two IAs, both sides polling with {@code dat_evd_dequeue} or, if {@code waiting},
      * waiting in {@code dat_evd_wait}; returns the client IA's progress rounds on its I/O thread
-     * and on the consumer's thread after the first {@link #WARM_UP} round trips, and the number
-     * of round trips after those.
+     * and on the consumer's thread (with the records it read from its own connection's ring) after
+     * the first {@link #WARM_UP} round trips, and the number of round trips after those.
      */
     private long[] roundTrips(final String instanceData, final boolean waiting) throws Exception
     {
@@ -171,8 +171,10 @@ class ShmInlineProgressTest
     {
         final IaAttr attr = new IaAttr();
         node.ia.query(IaAttr.FIELD_ALL, attr, 0, null);
+        // a polling consumer moves the rings in its rounds, or reads its own connection's ring
         return new long[] {Long.parseLong(attr.transportAttr("jdat.shm.rounds_io_thread")),
-            Long.parseLong(attr.transportAttr("jdat.shm.rounds_inline"))};
+            Long.parseLong(attr.transportAttr("jdat.shm.rounds_inline"))
+                + Long.parseLong(attr.transportAttr("jdat.shm.records_read_own"))};
     }
 
     @Test
