@@ -31,7 +31,7 @@ abstract class ClaimedRing
     static final int HEAD = 16;
     static final int TAIL = 32;
     static final int HEAD_CACHE = 34;
-    private static final int COUNTER_LONGS = 56;
+    static final int COUNTER_LONGS = 56;
     /** Set in {@code tail} while the ring takes no claims. */
     static final long CLOSED_BIT = 1L << 62;
     /**

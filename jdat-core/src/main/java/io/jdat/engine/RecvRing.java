@@ -87,20 +87,20 @@ import java.lang.invoke.VarHandle;
 final class RecvRing extends ClaimedRing
 {
     /** A single-writer ring's close word (1 while closed), on the posters' line. */
-    private static final int SHUT = 36;
+    static final int SHUT = 36;
     /**
      * Direct mode: the placer's next position, on a line of its own: a line's worth of longs after
      * the posters' last word and before the array's end ({@link ClaimedRing}), for every placement
      * of the array on the heap. At index 4 it shared the line of the array's length in three
      * placements of eight, a word every access of either thread reads.
      */
-    private static final int PLACE = 46;
+    static final int PLACE = 46;
     /** Direct mode: the placer's last look at head (the EVD's bound on completions not dequeued). */
-    private static final int PLACER_HEAD = 47;
+    static final int PLACER_HEAD = 47;
     /** Direct mode: the posters' last look at {@code place}, on their line. */
-    private static final int PLACE_CACHE = 38;
+    static final int PLACE_CACHE = 38;
     /** Direct mode, single-writer ring: the one consumer's position, on head's line (head is idle then). */
-    private static final int TAKEN = 18;
+    static final int TAKEN = 18;
 
     /** {@link #mode}: completions go to the receive EVD's ring. */
     static final int NORMAL = 0;
