@@ -494,6 +494,13 @@ final class EvdImpl extends EngineObject implements EventDispatcher
         d.endDirect(e);
     }
 
+    /** Waits until a move out of direct mode that has begun is over: the mover holds the lock throughout. */
+    void awaitMove()
+    {
+        Locks.lock(lock);
+        lock.unlock();
+    }
+
     /** A completion of direct mode's endpoint into the ring, or the overflow. Lock held. */
     private void postMoved(final long cookie, final long length)
     {

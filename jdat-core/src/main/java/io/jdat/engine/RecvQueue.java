@@ -425,6 +425,13 @@ final class RecvQueue
             // find it free (and may refill it, so read what the completion needs first). The slot
             // is left as it is: its next post fills it from the start, and a store here would pull
             // the poster's line into this core once more per message
+            if (ring.mode == RecvRing.MIGRATING)
+            {
+                // direct mode is ending on another thread: its mover rewrites head when done
+                // (RecvRing.endDirect), which would undo this placement's advance, and moves the
+                // completions before this one into the EVD's ring, which this one must follow
+                ring.directEvd.awaitMove();
+            }
             final long cookie = b.cookie();
             final int flags = b.flags;
             // the poster that reuses the slot after reaping this completion sees it through the
