@@ -26,18 +26,24 @@ import java.lang.invoke.VarHandle;
  * holder's {@link #release()}. Each side stores first and then looks at the other's word, both
  * volatile: at least one of them sees the other, and the compare-and-set to {@link #CLOSED} lets
  * exactly one of them unmap.
+ *
+ * <p>The holder is a thread id, not the {@code Thread}, as in the engine's {@code PlacementClaim}:
+ * storing a reference into this long-lived object would add the collector's card-marking barrier
+ * to every take.
  */
 final class RingClaim
 {
-    /** The word's value once the connection ended: nobody takes it again. */
-    private static final Object CLOSED = new Object();
+    /** The word's value while nobody holds the claim. */
+    private static final long FREE = 0;
+    /** The word's value once the connection ended: nobody takes it again (thread ids are positive). */
+    private static final long CLOSED = -1;
     private static final VarHandle HOLDER;
 
     static
     {
         try
         {
-            HOLDER = MethodHandles.lookup().findVarHandle(RingClaim.class, "holder", Object.class);
+            HOLDER = MethodHandles.lookup().findVarHandle(RingClaim.class, "holder", long.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -45,15 +51,15 @@ final class RingClaim
         }
     }
 
-    /** Null while free, the holding thread, or {@link #CLOSED}. */
-    private volatile Object holder;
+    /** {@link #FREE}, the holding thread's id, or {@link #CLOSED}. */
+    private volatile long holder;
     /** The connection ended; what unmaps its file, run once by whoever frees the claim last. */
     private volatile Runnable closing;
 
     /** Takes the claim for the calling thread; false (at once) when another holds it or the connection ended. */
     boolean take()
     {
-        if (holder != null || !HOLDER.compareAndSet(this, null, Thread.currentThread()))
+        if (holder != FREE || !HOLDER.compareAndSet(this, FREE, Thread.currentThread().threadId()))
         {
             return false;
         }
@@ -68,15 +74,15 @@ final class RingClaim
     /** Whether the calling thread holds the claim. */
     boolean heldByCurrentThread()
     {
-        return holder == Thread.currentThread();
+        return holder == Thread.currentThread().threadId();
     }
 
     /** Gives the claim back; unmaps the connection's file if it ended meanwhile. Holder only. */
     void release()
     {
-        holder = null;
+        holder = FREE;
         final Runnable c = closing;
-        if (c != null && HOLDER.compareAndSet(this, null, CLOSED))
+        if (c != null && HOLDER.compareAndSet(this, FREE, CLOSED))
         {
             c.run();
         }
@@ -89,7 +95,7 @@ final class RingClaim
     void close(final Runnable unmap)
     {
         closing = unmap;
-        if (HOLDER.compareAndSet(this, null, CLOSED))
+        if (HOLDER.compareAndSet(this, FREE, CLOSED))
         {
             unmap.run();
         }
