@@ -425,6 +425,8 @@ final class RecvQueue
             // find it free (and may refill it, so read what the completion needs first). The slot
             // is left as it is: its next post fills it from the start, and a store here would pull
             // the poster's line into this core once more per message
+            // the mode is read again, not kept from the test above: crowded() returns at once when
+            // another thread's move has already begun, and that move is what this waits for
             if (ring.mode == RecvRing.MIGRATING)
             {
                 // direct mode is ending on another thread: its mover rewrites head when done
