@@ -9,13 +9,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Removes this process's listening files when the JVM exits without closing them: on SIGINT
  * (Ctrl-C), SIGTERM or {@code System.exit}, the way the kernel frees a TCP port when its process
  * ends. A listener that was never closed would otherwise leave its {@code l-QUAL} file behind until
- * somebody finds it stale. (SIGKILL runs no Java code; that file is swept as stale.)
+ * somebody finds it stale. (SIGKILL runs no Java code; that file is swept as stale.) The files
+ * whose removal waited for another process's lock ({@link LateRemovals}) go the same way.
  */
 final class ListenerCleanup
 {
     /** Listening files of this process that are open: created and not yet closed. */
     private static final Set<ListenerFile> OPEN = ConcurrentHashMap.newKeySet();
     private static final AtomicBoolean HOOKED = new AtomicBoolean();
+    /**
+     * The longest the exiting JVM waits for address directories' locks that other processes
+     * keep, all of them together: an honest holder keeps a lock for a few file operations.
+     */
+    static final long EXIT_WAIT_NANOS = 1_000_000_000L;
 
     private ListenerCleanup()
     {
@@ -48,26 +54,37 @@ final class ListenerCleanup
         return OPEN.remove(file);
     }
 
-    /** Closes and removes every listening file still open, each under its directory's lock. */
+    /**
+     * Closes every listening file still open (no lock needed: the state word is this process's
+     * to set, and a closed file is stale to everybody), then removes them and those whose removal
+     * waited for a lock ({@link LateRemovals}), each under its directory's lock, waiting for the
+     * locks {@link #EXIT_WAIT_NANOS} at most, all together. What another process keeps locked
+     * past that stays, marked closed, and goes with the next sweep of its directory.
+     */
     private static void atExit()
     {
+        final long deadline = System.nanoTime() + EXIT_WAIT_NANOS;
         for (final ListenerFile file : List.copyOf(OPEN))
         {
             try
             {
-                ShmDirectory.locked(file.path.getParent(), () ->
+                if (file.markClosed())
                 {
-                    if (file.markClosed())
-                    {
-                        ShmDirectory.delete(file.path);
-                    }
-                    return null;
-                });
+                    LateRemovals.add(file.path);
+                }
             }
-            catch (final RuntimeException e)
+            catch (final RuntimeException | InternalError e)
             {
-                // the directory went away: there is nothing left to remove
+                // another process shrank the file: the sweeps find it stale
             }
+        }
+        try
+        {
+            LateRemovals.removeBy(deadline);
+        }
+        catch (final RuntimeException e)
+        {
+            // a directory went away, or cannot be locked: what is left is the sweeps'
         }
     }
 }

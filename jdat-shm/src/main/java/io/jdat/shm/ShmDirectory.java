@@ -26,6 +26,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
@@ -106,6 +107,12 @@ final class ShmDirectory
      */
     static final long LOCK_WAIT_NANOS = 5_000_000_000L;
     private static final long LOCK_RETRY_MAX_NANOS = 10_000_000L;
+    /** {@link #hold}: wait {@link #LOCK_WAIT_NANOS} for the file lock, then fail. */
+    private static final int WAIT = 0;
+    /** {@link #hold}: do not wait. */
+    private static final int TRY = 1;
+    /** {@link #hold}: wait until a deadline, then give up. */
+    private static final int UNTIL = 2;
     /**
      * The most names one sweep of stale files looks at. Others may write the directory: it can
      * hold any number of names, or gain new ones as fast as they are read, and the sweep holds the
@@ -473,7 +480,7 @@ final class ShmDirectory
      */
     static <T> T locked(final Path dir, final Supplier<T> body)
     {
-        return hold(dir, body, true);
+        return hold(dir, body, WAIT, 0);
     }
 
     /**
@@ -489,18 +496,37 @@ final class ShmDirectory
         {
             body.run();
             return Boolean.TRUE;
-        }, false) != null;
+        }, TRY, 0) != null;
     }
 
-    /** {@link #locked}, or (not {@code wait}) null when another thread or process holds the lock. */
-    private static <T> T hold(final Path dir, final Supplier<T> body, final boolean wait)
+    /**
+     * Runs {@code body} holding the address directory's lock if it comes free before
+     * {@code deadline} ({@link System#nanoTime()}); false, without running it, when the deadline
+     * passed first (a thread of this JVM or another process kept it). For an exiting JVM.
+     *
+     * @throws DatException as {@link #locked}, but never for a lock kept past the deadline
+     */
+    static boolean lockedUntil(final Path dir, final long deadline, final Runnable body)
+    {
+        return hold(dir, () ->
+        {
+            body.run();
+            return Boolean.TRUE;
+        }, UNTIL, deadline) != null;
+    }
+
+    /**
+     * {@link #locked} ({@link #WAIT}), or null when another thread or process holds the lock now
+     * ({@link #TRY}) or still holds it at {@code until}, a {@link System#nanoTime()} ({@link #UNTIL}).
+     */
+    private static <T> T hold(final Path dir, final Supplier<T> body, final int mode, final long until)
     {
         final ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
-        if (wait)
+        if (mode == WAIT)
         {
             jvm.lock();
         }
-        else if (!jvm.tryLock())
+        else if (!(mode == TRY ? jvm.tryLock() : tryLock(jvm, until)))
         {
             return null;
         }
@@ -510,7 +536,8 @@ final class ShmDirectory
             final boolean made = !check(lock, false);
             return uninterruptibly(() ->
             {
-                try (FileChannel fc = openFile(lock, true); FileLock l = wait ? lock(fc, dir) : fc.tryLock())
+                try (FileChannel fc = openFile(lock, true);
+                    FileLock l = mode == WAIT ? lock(fc, dir) : mode == TRY ? fc.tryLock() : lockUntil(fc, until))
                 {
                     if (l == null)
                     {
@@ -535,6 +562,49 @@ final class ShmDirectory
         finally
         {
             jvm.unlock();
+        }
+    }
+
+    /** The JVM's lock of a directory, waited for until {@code until}; false when it was not had. */
+    private static boolean tryLock(final ReentrantLock jvm, final long until)
+    {
+        boolean interrupted = false;
+        try
+        {
+            while (true)
+            {
+                try
+                {
+                    return jvm.tryLock(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    interrupted = true;
+                }
+            }
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The file lock of a directory's {@code .lock}, waited for until {@code until}; null if not had. */
+    private static FileLock lockUntil(final FileChannel fc, final long until) throws IOException
+    {
+        long park = 1000;
+        while (true)
+        {
+            final FileLock l = fc.tryLock();
+            if (l != null || System.nanoTime() - until >= 0)
+            {
+                return l;
+            }
+            LockSupport.parkNanos(Math.min(park, Math.max(1, until - System.nanoTime())));
+            park = Math.min(park << 1, LOCK_RETRY_MAX_NANOS);
         }
     }
 

@@ -50,7 +50,7 @@ final class ShmListener implements Listener, Work
      * directory's lock ({@link ShmDirectory#LOCK_WAIT_NANOS} at most); a progress round (an RSP's
      * request arrived) never waits for it, since every connection of the port would wait with
      * the round. While another thread or process keeps the lock, the file is only marked closed
-     * (the next listen on the qualifier may replace it) and the port removes it once the lock is
+     * (the next listen on the qualifier may replace it) and this process removes it once the lock is
      * free ({@link LateRemovals}).
      */
     @Override
@@ -96,7 +96,7 @@ final class ShmListener implements Listener, Work
             // closed all the same: the file says so, and goes once the lock is free
             if (wrecked || markClosed())
             {
-                port.removals.add(file.path);
+                LateRemovals.add(file.path);
             }
         }
         closed = true;

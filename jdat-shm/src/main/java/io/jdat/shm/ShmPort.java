@@ -64,8 +64,6 @@ final class ShmPort extends ThreadedPort
     final ShmTransport transport;
     /** This port's address directory. */
     final Path dir;
-    /** Listening files closed while the address directory's lock was held, removed once it is free. */
-    final LateRemovals removals;
     final ReentrantLock progress = new ReentrantLock();
     private volatile Work[] work = NONE;
     private final Thread io;
@@ -111,7 +109,6 @@ final class ShmPort extends ThreadedPort
     {
         this.transport = transport;
         this.dir = ShmDirectory.addressDir(transport.root, transport.address.name());
-        this.removals = new LateRemovals(dir);
         ShmDirectory.sweep(dir);
         if (Futex.SUPPORTED && transport.futex)
         {
@@ -150,7 +147,7 @@ final class ShmPort extends ThreadedPort
                 // the peers' processes, here rather than in a polling consumer's full rounds
                 nextWatch = t + transport.livenessNanos;
                 watchPeers();
-                removals.tryRemove();
+                LateRemovals.tryRemove();
             }
             if (polling && grace > 0)
             {
@@ -916,7 +913,7 @@ final class ShmPort extends ThreadedPort
             {
                 work = NONE;
             }
-            removals.removeWaiting();
+            LateRemovals.removeBy(System.nanoTime() + ShmDirectory.LOCK_WAIT_NANOS);
         }
         finally
         {
