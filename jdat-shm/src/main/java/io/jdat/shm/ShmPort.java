@@ -913,12 +913,16 @@ final class ShmPort extends ThreadedPort
             {
                 work = NONE;
             }
-            LateRemovals.removeBy(System.nanoTime() + ShmDirectory.LOCK_WAIT_NANOS);
         }
         finally
         {
             progress.unlock();
         }
+        // listening files that closed while another process kept the directory's lock: removed
+        // now if it is free, never waited for (dat_ia_close does not block on another process).
+        // Marked closed, they are stale to everybody meanwhile; this JVM's other ports try again,
+        // its exit waits a moment for them, and any sweep of the address removes them
+        LateRemovals.tryRemove();
     }
 
     @Override

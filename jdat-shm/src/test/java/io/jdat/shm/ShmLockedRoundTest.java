@@ -93,6 +93,80 @@ class ShmLockedRoundTest
         }
     }
 
+    /**
+     * {@code dat_ia_close} of an IA whose RSP's file waits for the lock (it closed in the round)
+     * while another process keeps it: the close waits for nothing (it once waited
+     * {@link ShmDirectory#LOCK_WAIT_NANOS} holding the port's progress lock and the JVM's lock of
+     * the directory), and the traffic and the abrupt disconnect of other IAs' endpoints of the
+     * same JVM go on meanwhile. The file stays, marked closed, until the lock is free; then an I/O
+     * thread of the JVM's other IAs removes it.
+     */
+    @Test
+    void anIaCloseWaitsForNoLockAndStallsNoOtherEndpoint() throws Exception
+    {
+        // closed by the test (a second close does nothing)
+        final ShmNode server = ShmNode.open(root, "server", "");
+        try (server; ShmNode client = ShmNode.open(root, "client", ""); ShmNode other = ShmNode.open(root, "other", ""))
+        {
+            final Path srv = root.resolve("server");
+            final ShmNode.Ep[] pair = ShmNode.connect(client, other, 7000);
+            final ShmNode.Ep[] spare = ShmNode.connect(client, other, 7001);
+            final EventDispatcher crEvd = server.evd(8, EvdFlags.CR_FLAG);
+            server.ia.rspCreate(RSP_QUAL, server.ep(null).ep(), crEvd);
+            final Path listening = ShmDirectory.listenerPath(srv, RSP_QUAL);
+            final Traffic traffic = new Traffic(client.lmr(64), other.lmr(64), pair[0], pair[1]);
+            try (PeerProcess holder = new PeerProcess(ShmDirectoryLockTest.class, srv.toString()))
+            {
+                holder.awaitExactly("LOCKED", 30);
+                final long id = Liveness.SELF_PID << 32 | 0xE000_0003L;
+                final ConnectionFile request = ConnectionFile.create(srv, id, 65536);
+                request.writeRequest(RSP_QUAL, "client", new byte[0], 4, 4);
+                final ListenerFile lf = ListenerFile.open(listening);
+                assertTrue(lf.post(id) >= 0, "posted");
+                lf.unmap();
+                next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
+                // the listener closes in the round that reported the request, a moment after it
+                assertTrue(latePending(listening), "the RSP's file waits for the lock");
+                traffic.start();
+                traffic.mark();
+                Thread.sleep(200);
+                final AtomicLong disconnected = new AtomicLong();
+                final Thread disconnect = Thread.ofPlatform().name("disconnect").start(() ->
+                {
+                    final long t = System.nanoTime();
+                    spare[0].ep().disconnect(io.jdat.CloseFlags.ABRUPT_FLAG);
+                    next(spare[0].conn(), EventNumber.CONNECTION_EVENT_DISCONNECTED);
+                    disconnected.set(System.nanoTime() - t);
+                });
+                final long t = System.nanoTime();
+                closeIa(server);
+                final long closed = System.nanoTime() - t;
+                disconnect.join(30_000);
+                Thread.sleep(300);
+                traffic.stop();
+                request.unlink();
+                request.unmap();
+                assertNull(traffic.failure.get(), () -> "the traffic failed: " + traffic.failure.get());
+                System.out.printf("dat_ia_close under another process's lock: %.1f ms; another IA's abrupt"
+                    + " disconnect meanwhile: %.1f ms; Send/Recv round trips: %d, the longest %.1f ms%n", closed / 1e6,
+                    disconnected.get() / 1e6, traffic.count.get(), traffic.longest.get() / 1e6);
+                assertTrue(closed < BOUND_NANOS, String.format("dat_ia_close took %.1f ms", closed / 1e6));
+                assertTrue(disconnected.get() > 0 && disconnected.get() < BOUND_NANOS,
+                    String.format("the other disconnect took %.1f ms", disconnected.get() / 1e6));
+                assertTrue(traffic.longest.get() < BOUND_NANOS, String.format("a Send/Recv took %.1f ms",
+                    traffic.longest.get() / 1e6));
+                assertTrue(Files.exists(listening) && ListenerFile.stale(listening), "the file, marked closed");
+            }
+            // the holder is gone: the other IAs' I/O threads remove the closed IA's file
+            final long deadline = System.nanoTime() + 5 * BOUND_NANOS;
+            while (Files.exists(listening) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertTrue(Files.notExists(listening), "the closed IA's RSP file after the lock came free");
+        }
+    }
+
     @Test
     void aConnectToAStaleListenerIsANonPeerRejectionWhileAnotherProcessHoldsTheLock() throws Exception
     {
@@ -144,6 +218,11 @@ class ShmLockedRoundTest
             Thread.sleep(1);
         }
         return LateRemovals.pending(listening);
+    }
+
+    private static void closeIa(final ShmNode node)
+    {
+        node.close();
     }
 
     /**
