@@ -1,7 +1,9 @@
 package io.jdat.shm;
 
 import io.jdat.engine.channel.ConnectHandler;
+import io.jdat.engine.channel.ConnectRequest;
 import io.jdat.engine.channel.PendingConnect;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -9,33 +11,179 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * listener's slot, then for the passive side's answer. Exactly one of the outcome (delivered by a
  * progress round) and {@link #cancel()} wins {@link #decided}; the winner alone changes the file's
  * state towards the peer and ends the attempt.
+ *
+ * <p>Making the file needs the listener's address directory's lock, which any process that may
+ * enter the directory can keep. {@code dat_ep_connect} is asynchronous, so the consumer's thread
+ * only tries it; while another thread or process keeps it, the attempt waits for it in the
+ * port's rounds, trying again without waiting (after 100 µs, doubling up to 10 ms), before it
+ * has a file. The consumer's connect timeout ends that wait as any other ({@link #cancel()}:
+ * {@code DAT_CONNECTION_EVENT_TIMED_OUT}); a lock kept {@link ShmDirectory#LOCK_WAIT_NANOS} ends
+ * it as a transport failure ({@code DAT_CONNECTION_EVENT_NON_PEER_REJECTED}), as long as a
+ * consumer's thread waits for the lock anywhere else.
  */
 final class ShmAttempt implements PendingConnect, Work
 {
+    private static final long RETRY_MIN_NANOS = 100_000;
+    private static final long RETRY_MAX_NANOS = 10_000_000;
+    /** What a try to make and post the request came to. */
+    private static final int POSTED = 0;
+    private static final int BUSY = 1;
+    private static final int REFUSED = 2;
+
     private final ShmPort port;
-    private final ConnectionFile file;
     private final ConnectHandler handler;
     private final long listenerPid;
     private final long listenerStart;
     private final AtomicBoolean decided = new AtomicBoolean();
+    /** Made and posted; null while the attempt waits for the directory's lock. */
+    private volatile ConnectionFile file;
     private volatile boolean cancelled;
     private boolean released;
     private long nextCheck;
+    /*
+     * Until the file is made (the progress lock held, or the connecting thread before the attempt
+     * is registered): what it is made from, the listener's file (unmapped once posted) and when
+     * to try the lock again.
+     */
+    private final ConnectRequest request;
+    private final Path remoteDir;
+    private ListenerFile listener;
+    /** The id the file is made with first: the local port qualifier. */
+    private final long id;
+    private final long since;
+    private long nextTry;
+    private long retry = RETRY_MIN_NANOS;
 
-    ShmAttempt(final ShmPort port, final ConnectionFile file, final ConnectHandler handler, final long listenerPid,
-        final long listenerStart)
+    private ShmAttempt(final ShmPort port, final ConnectRequest request, final ConnectHandler handler,
+        final Path remoteDir, final ListenerFile listener)
     {
         this.port = port;
-        this.file = file;
+        this.request = request;
         this.handler = handler;
-        this.listenerPid = listenerPid;
-        this.listenerStart = listenerStart;
+        this.remoteDir = remoteDir;
+        this.listener = listener;
+        this.listenerPid = listener.ownerPid();
+        this.listenerStart = listener.ownerStart();
+        this.id = ShmPort.nextId();
+        this.since = System.nanoTime();
+        this.nextTry = since;
+    }
+
+    /**
+     * {@code dat_ep_connect} on {@code port}: the attempt, with its request posted or waiting for
+     * the listener's directory's lock; null when it ended already (the handler was told:
+     * unreachable, or rejected when nobody listens or the backlog is full). Never waits for the lock.
+     *
+     * @throws io.jdat.DatException DAT_PRIVILEGES_VIOLATION naming a path that is not safe to use,
+     *     DAT_INSUFFICIENT_RESOURCES when no descriptor, space or name is left for the file
+     */
+    static ShmAttempt start(final ShmPort port, final ConnectRequest request, final ConnectHandler handler)
+    {
+        final Path root = port.transport.root;
+        final String name = request.remoteAddress().name();
+        // a directory or listening file that is not this user's alone is refused, naming it
+        if (name == null || !ShmDirectory.validName(name) || !ShmDirectory.peerDir(root, name))
+        {
+            handler.unreachable();
+            return null;
+        }
+        final Path remoteDir = root.resolve(name);
+        final Path lp = ShmDirectory.listenerPath(remoteDir, request.remoteConnQual());
+        ShmDirectory.check(lp, false);
+        final ListenerFile lf = ListenerFile.open(lp);
+        if (lf == null || !lf.listening() || !Liveness.alive(lf.ownerPid(), lf.ownerStart()))
+        {
+            if (lf != null)
+            {
+                lf.unmap();
+                // the stale file goes now if nobody holds the lock, else later (a sweep, a listen)
+                ShmDirectory.tryLocked(remoteDir, () ->
+                {
+                    if (ListenerFile.stale(lp))
+                    {
+                        ShmDirectory.delete(lp);
+                    }
+                });
+            }
+            // nobody listens: what a TCP reset is to tcp, a non-peer rejection, even while
+            // another process keeps the directory's lock
+            handler.rejected(false);
+            return null;
+        }
+        final ShmAttempt a = new ShmAttempt(port, request, handler, remoteDir, lf);
+        final int r;
+        try
+        {
+            r = a.request();
+        }
+        catch (final RuntimeException e)
+        {
+            // no descriptor, space or name for the connection file: nothing is left behind
+            lf.unmap();
+            throw e;
+        }
+        if (r == REFUSED)
+        {
+            // the backlog is full, or the listener closed before it saw the request
+            lf.unmap();
+            handler.rejected(false);
+            return null;
+        }
+        return a;
+    }
+
+    /**
+     * Makes the connection file under the listener's directory's lock, if it is free now, and
+     * posts the request into the listener's backlog. Progress lock held, or the attempt not
+     * registered yet.
+     */
+    private int request()
+    {
+        if (!listener.listening())
+        {
+            return REFUSED;
+        }
+        final ConnectionFile[] made = new ConnectionFile[1];
+        if (!ShmDirectory.tryLocked(remoteDir, () -> made[0] = create()))
+        {
+            return BUSY;
+        }
+        final ConnectionFile f = made[0];
+        final byte[] pd = request.privateData() == null ? new byte[0] : request.privateData();
+        f.writeRequest(request.remoteConnQual(), port.transport.address.name(), pd, request.ird(), request.ord());
+        final int slot = listener.post(f.id);
+        if (slot < 0 || !listener.listening() && listener.withdraw(slot, f.id))
+        {
+            f.unlink();
+            f.unmap();
+            return REFUSED;
+        }
+        listener.unmap();
+        listener = null;
+        file = f;
+        return POSTED;
+    }
+
+    /** The connection file, with {@link #id} unless an earlier process of this pid left that name. */
+    private ConnectionFile create()
+    {
+        for (int i = 0; i < ShmDirectory.NAME_TRIES; i++)
+        {
+            final ConnectionFile c = ConnectionFile.create(remoteDir, i == 0 ? id : ShmPort.nextId(),
+                port.transport.ringSize);
+            if (c != null)
+            {
+                return c;
+            }
+        }
+        throw ShmDirectory.namesTaken(remoteDir);
     }
 
     @Override
     public long localPortQual()
     {
-        return file.id;
+        final ConnectionFile f = file;
+        return f != null ? f.id : id;
     }
 
     @Override
@@ -57,9 +205,15 @@ final class ShmAttempt implements PendingConnect, Work
      */
     private void withdraw()
     {
+        final ConnectionFile f = file;
+        if (f == null)
+        {
+            // not made yet: the round that would make it sees the cancel first, or withdraws it
+            return;
+        }
         try
         {
-            file.cancel();
+            f.cancel();
         }
         catch (final InternalError e)
         {
@@ -96,6 +250,10 @@ final class ShmAttempt implements PendingConnect, Work
         {
             release(true);
             return 1;
+        }
+        if (file == null)
+        {
+            return waiting(now);
         }
         final int s = file.state();
         switch (s)
@@ -153,6 +311,47 @@ final class ShmAttempt implements PendingConnect, Work
         }
     }
 
+    /** No file yet: tries the lock again when it is time, and gives up after the lock's bound. */
+    private int waiting(final long now)
+    {
+        if (now - nextTry < 0)
+        {
+            return 0;
+        }
+        int r;
+        try
+        {
+            r = request();
+        }
+        catch (final RuntimeException e)
+        {
+            // no descriptor, space or name for the file, or a path refused: a transport failure
+            r = REFUSED;
+        }
+        if (r == POSTED)
+        {
+            if (decided.get())
+            {
+                // cancelled while the file was made: the cancel found no file to withdraw
+                withdraw();
+            }
+            return 1;
+        }
+        if (r == BUSY && now - since < ShmDirectory.LOCK_WAIT_NANOS)
+        {
+            nextTry = now + retry;
+            retry = Math.min(retry << 1, RETRY_MAX_NANOS);
+            return 0;
+        }
+        final boolean mine = decided.compareAndSet(false, true);
+        release(true);
+        if (mine)
+        {
+            handler.rejected(false);
+        }
+        return 1;
+    }
+
     /** The passive side accepted: check its answer, confirm, start the channel. */
     private int established()
     {
@@ -185,10 +384,19 @@ final class ShmAttempt implements PendingConnect, Work
             return;
         }
         released = true;
-        file.unlink();
-        if (unmap)
+        if (listener != null)
         {
-            file.unmap();
+            listener.unmap();
+            listener = null;
+        }
+        final ConnectionFile f = file;
+        if (f != null)
+        {
+            f.unlink();
+            if (unmap)
+            {
+                f.unmap();
+            }
         }
         port.remove(this);
     }
@@ -206,6 +414,7 @@ final class ShmAttempt implements PendingConnect, Work
     @Override
     public String toString()
     {
-        return "ShmAttempt[" + file + "]";
+        final ConnectionFile f = file;
+        return "ShmAttempt[" + (f != null ? f : "waiting for the lock of " + remoteDir) + "]";
     }
 }

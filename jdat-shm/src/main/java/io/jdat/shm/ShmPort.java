@@ -752,76 +752,19 @@ final class ShmPort extends ThreadedPort
         return l;
     }
 
+    /**
+     * Starts a connection attempt ({@link ShmAttempt#start}); returns at once, whoever keeps the
+     * listener's address directory's lock: the attempt then waits for it in the port's rounds.
+     */
     @Override
     public PendingConnect connect(final ConnectRequest request, final ConnectHandler handler)
     {
         checkOpen();
-        final String name = request.remoteAddress().name();
-        // a directory or listening file that is not this user's alone is refused, naming it
-        if (name == null || !ShmDirectory.validName(name) || !ShmDirectory.peerDir(transport.root, name))
+        final ShmAttempt attempt = ShmAttempt.start(this, request, handler);
+        if (attempt == null)
         {
-            handler.unreachable();
             return Finished.INSTANCE;
         }
-        final Path remoteDir = transport.root.resolve(name);
-        final Path lp = ShmDirectory.listenerPath(remoteDir, request.remoteConnQual());
-        ShmDirectory.check(lp, false);
-        final ListenerFile lf = ListenerFile.open(lp);
-        if (lf == null || !lf.listening() || !Liveness.alive(lf.ownerPid(), lf.ownerStart()))
-        {
-            if (lf != null)
-            {
-                lf.unmap();
-                // the stale file goes now if nobody holds the lock, else later (a sweep, a listen)
-                ShmDirectory.tryLocked(remoteDir, () ->
-                {
-                    if (ListenerFile.stale(lp))
-                    {
-                        ShmDirectory.delete(lp);
-                    }
-                });
-            }
-            // nobody listens: what a TCP reset is to tcp, a non-peer rejection, even while
-            // another process keeps the directory's lock
-            handler.rejected(false);
-            return Finished.INSTANCE;
-        }
-        final byte[] pd = request.privateData() == null ? new byte[0] : request.privateData();
-        final ConnectionFile f;
-        try
-        {
-            f = ShmDirectory.locked(remoteDir, () ->
-            {
-                for (int i = 0; i < ShmDirectory.NAME_TRIES; i++)
-                {
-                    final ConnectionFile c = ConnectionFile.create(remoteDir, nextId(), transport.ringSize);
-                    if (c != null)
-                    {
-                        return c;
-                    }
-                }
-                throw ShmDirectory.namesTaken(remoteDir);
-            });
-        }
-        catch (final RuntimeException e)
-        {
-            // no descriptor, space or name for the connection file: nothing is left behind
-            lf.unmap();
-            throw e;
-        }
-        f.writeRequest(request.remoteConnQual(), transport.address.name(), pd, request.ird(), request.ord());
-        final int slot = lf.post(f.id);
-        if (slot < 0 || !lf.listening() && lf.withdraw(slot, f.id))
-        {
-            // the backlog is full, or the listener closed before it saw the request
-            lf.unmap();
-            f.unlink();
-            f.unmap();
-            handler.rejected(false);
-            return Finished.INSTANCE;
-        }
-        final ShmAttempt attempt = new ShmAttempt(this, f, handler, lf.ownerPid(), lf.ownerStart());
-        lf.unmap();
         synchronized (registry)
         {
             if (closed)
@@ -834,7 +777,8 @@ final class ShmPort extends ThreadedPort
         return attempt;
     }
 
-    private static long nextId()
+    /** A connection id this process has not used: its pid above, a sequence below. */
+    static long nextId()
     {
         while (true)
         {

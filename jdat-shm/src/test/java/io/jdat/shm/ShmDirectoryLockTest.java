@@ -3,12 +3,9 @@ package io.jdat.shm;
 import static io.jdat.shm.ShmNode.SECOND;
 import static io.jdat.shm.ShmNode.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.DatException;
-import io.jdat.DatReturnType;
 import io.jdat.EpParam;
 import io.jdat.EpState;
 import io.jdat.EventDispatcher;
@@ -28,10 +25,10 @@ import org.junit.jupiter.api.Test;
 /**
  * An address directory's lock is a file lock that any process which may enter the directory can
  * take, and keep: a hostile one, or one stopped while it held the lock. Waiting for it is
- * bounded ({@link ShmDirectory#LOCK_WAIT_NANOS}): a connect to that address fails with
- * {@code DAT_INSUFFICIENT_RESOURCES} and leaves its endpoint unconnected, and freeing a service
- * point there returns, instead of blocking the consumer's thread for as long as the other
- * process likes.
+ * bounded ({@link ShmDirectory#LOCK_WAIT_NANOS}): a connect to that address returns at once and
+ * ends, after that bound, as a non-peer rejection (the attempt waits for the lock in the port's
+ * rounds: {@link ShmLockedConnectTest}), and freeing a service point there returns, instead of
+ * blocking the consumer's thread for as long as the other process likes.
  */
 class ShmDirectoryLockTest
 {
@@ -80,13 +77,16 @@ class ShmDirectoryLockTest
             try (PeerProcess holder = new PeerProcess(ShmDirectoryLockTest.class, dir.resolve("server").toString()))
             {
                 holder.awaitExactly("LOCKED", 30);
-                final DatException refused = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(
-                    DatException.class, () -> ep.ep().connect(server.address, 7000, 60 * SECOND, null,
-                        Qos.BEST_EFFORT, 0)));
-                assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, refused.type(), refused.toString());
+                final long t = System.nanoTime();
+                ep.ep().connect(server.address, 7000, 60 * SECOND, null, Qos.BEST_EFFORT, 0);
+                assertTrue(System.nanoTime() - t < ShmDirectory.LOCK_WAIT_NANOS / 5, "the connect returned at once");
+                next(ep.conn(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                final long took = System.nanoTime() - t;
+                assertTrue(took >= ShmDirectory.LOCK_WAIT_NANOS && took < 3 * ShmDirectory.LOCK_WAIT_NANOS,
+                    String.format("rejected after %.0f ms", took / 1e6));
                 final EpParam p = new EpParam();
                 ep.ep().query(EpParam.FIELD_ALL, p);
-                assertEquals(EpState.UNCONNECTED, p.epState, "the endpoint after the refusal");
+                assertEquals(EpState.DISCONNECTED, p.epState, "the endpoint after the rejection");
                 assertTimeoutPreemptively(Duration.ofSeconds(30), other::free);
                 assertTrue(Files.exists(ShmDirectory.listenerPath(dir.resolve("server"), 7001)),
                     "the freed listener's file waits for the lock");
@@ -94,6 +94,7 @@ class ShmDirectoryLockTest
             // the holder is gone, and the kernel dropped its lock: the qualifier is free again
             // and the same endpoint connects
             server.ia.pspCreate(7001, crEvd, PspFlags.CONSUMER_FLAG).free();
+            ep.ep().reset();
             ep.ep().connect(server.address, 7000, 5 * SECOND, null, Qos.BEST_EFFORT, 0);
             next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(server.ep(null).ep(), null);
             next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
