@@ -12,18 +12,29 @@ import java.lang.invoke.VarHandle;
  * <pre>
  *   lines[at]   a long[] of its ring, 16 longs (128 bytes) per slot; this slot's from at:
  *     +0 seq     on a receive queue: its position + 1 once posted ({@link RecvRing}),
- *                written with release, read with acquire
+ *                written with release, read with acquire; once complete (a ring's direct
+ *                mode), the completion word below
  *     +1 cookie  the consumer's cookie of the post
- *     +2 length  after a ring's direct mode ended: the length of a completed receive, -1 for a hole
- *     +3 .. +15  unused: no two slots' fields are within a line of each other
+ *     +2 .. +15  unused: no two slots' fields are within a line of each other
  *
- *   packed (a ring built for direct mode, {@link RecvRing#direct}): 2 longs (16 bytes) per slot,
- *   four slots to a line, what the placer touches alone:
- *     lines[at]      +0 seq     as above, and -(position + 1) once complete
- *                    +1 length  the completed receive's length, -1 for a hole
+ *   packed (a ring built for direct mode, {@link RecvRing#direct}): 16 bytes per slot, four
+ *   slots to a line, of which the placer writes one word:
+ *     lines[at]      +0 seq     as above, and the completion word once complete
+ *                    +1         unused
  *     cookies[i]     the cookie, in an array of its own: written by the poster and read by the
  *                    consumer (the same thread in a ping-pong), never by the placer in direct mode
+ *
+ *   completion word  bit 63     set (posted words are positive)
+ *                    bits 62-31 the received length + 1 (0: a hole, which no event reports; all
+ *                               ones: the length is in the object's own field, written before)
+ *                    bits 30-0  position + 1, its low 31 bits: the lap it completes
  * </pre>
+ *
+ * <p>A completion is one 8-byte word, so it lies on one line wherever the collector puts the
+ * array. As two words side by side (the sequence, then the length) one slot in four straddled two
+ * lines in half the placements of the array (its data 8 bytes past a 16-byte boundary): the placer
+ * then wrote two lines and the consumer read two, and the round trip of a run that drew such a
+ * placement at either end was about 10 ns longer.
  *
  * <p>The two fields a repost of the same buffer changes lie side by side in the ring's array,
  * every slot alike: on one line unless the array's data starts 8 bytes before a line's end (one
@@ -37,15 +48,22 @@ final class RecvBuffer extends Segments
     /** Longs from one slot's fields to the next's: two lines. */
     static final int STRIDE = 16;
     /** The longs of a slot's fields, at the start of its stride. */
-    static final int FIELDS = 3;
-    /** Packed: longs from one slot's fields to the next's (sequence and length), four slots to a line. */
+    static final int FIELDS = 2;
+    /** Packed: longs from one slot's word to the next's, four slots to a line (the second long unused). */
     static final int PACKED_STRIDE = 2;
+    /** The completion word's bit that tells it from a posted sequence. */
+    private static final long COMPLETE = Long.MIN_VALUE;
+    /** The completion word's bits of the position + 1: enough to tell one lap of any ring from the next. */
+    private static final long LAP_MASK = (1L << 31) - 1;
+    private static final int LENGTH_SHIFT = 31;
+    private static final long LENGTH_MASK = (1L << 32) - 1;
+    /** The length field that says the length is in {@link #bigLength}: 4 GiB - 2 and more. */
+    static final long LENGTH_ESCAPE = LENGTH_MASK;
     private static final int SEQ = 0;
     private static final VarHandle LONG = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] lines;
     private final int at;
-    private final int lengthAt;
     private final long[] cookies;
     private final int cookieAt;
     int flags;
@@ -53,6 +71,8 @@ final class RecvBuffer extends Segments
     SrqImpl srq;
     /** On a receive queue: a claim given back, which the placer and a flush skip. */
     boolean hole;
+    /** A completed length too large for the completion word ({@link #complete}), written before it. */
+    private long bigLength;
 
     /** A buffer with an array of its own (one outside a ring: an endpoint's SRQ buffer in use). */
     RecvBuffer(final int maxIov)
@@ -66,18 +86,16 @@ final class RecvBuffer extends Segments
         super(maxIov);
         this.lines = lines;
         this.at = at;
-        this.lengthAt = at + 2;
         this.cookies = lines;
         this.cookieAt = at + 1;
     }
 
-    /** A packed slot: sequence and length at {@code lines[at]}, the cookie at {@code cookies[cookieAt]}. */
+    /** A packed slot: its word at {@code lines[at]}, the cookie at {@code cookies[cookieAt]}. */
     RecvBuffer(final int maxIov, final long[] lines, final int at, final long[] cookies, final int cookieAt)
     {
         super(maxIov);
         this.lines = lines;
         this.at = at;
-        this.lengthAt = at + 1;
         this.cookies = cookies;
         this.cookieAt = cookieAt;
     }
@@ -86,6 +104,12 @@ final class RecvBuffer extends Segments
     int fieldsAt()
     {
         return at;
+    }
+
+    /** Its ring's array of slot fields (a proof of the ring's layout). */
+    long[] lines()
+    {
+        return lines;
     }
 
     /** The consumer's cookie of the post. */
@@ -104,19 +128,61 @@ final class RecvBuffer extends Segments
     }
 
     /**
-     * In a ring's direct mode: the completed receive's length, -1 for a hole (written before the
-     * flip). Not named {@code length}: {@link Segments#length(int)}, a segment's length, would then
-     * be what {@code length(-1)} calls.
+     * The completion word of {@code position} with a length field of {@code lengthField} (the
+     * received length + 1, or {@link #LENGTH_ESCAPE}); see the class comment.
+     */
+    private static long completion(final long position, final long lengthField)
+    {
+        return COMPLETE | lengthField << LENGTH_SHIFT | (position + 1) & LAP_MASK;
+    }
+
+    /** Whether {@code word}, read from a slot, is the completion of {@code position}. */
+    static boolean completes(final long word, final long position)
+    {
+        return word < 0 && (word & LAP_MASK) == ((position + 1) & LAP_MASK);
+    }
+
+    /**
+     * Whether {@code word}, read from a slot, is the completion of a position after
+     * {@code position} (the slot was taken and reused meanwhile; a later lap by less than 2^30).
+     */
+    static boolean completesLater(final long word, final long position)
+    {
+        final long ahead = ((word & LAP_MASK) - ((position + 1) & LAP_MASK)) & LAP_MASK;
+        return word < 0 && ahead != 0 && ahead < (LAP_MASK + 1) / 2;
+    }
+
+    /**
+     * In a ring's direct mode: completes the receive of {@code position} with {@code length} (-1: a
+     * hole) with one release store, everything the placer wrote into the buffer before it. A
+     * length the word cannot hold goes into {@link #bigLength} first.
+     */
+    void complete(final long position, final long length)
+    {
+        long field = length + 1;
+        if (field >= LENGTH_ESCAPE)
+        {
+            bigLength = length;
+            field = LENGTH_ESCAPE;
+        }
+        LONG.setRelease(lines, at + SEQ, completion(position, field));
+    }
+
+    /** The received length that {@code word}, this slot's completion, holds; -1 for a hole. */
+    long lengthIn(final long word)
+    {
+        final long field = word >>> LENGTH_SHIFT & LENGTH_MASK;
+        return field == LENGTH_ESCAPE ? bigLength : field - 1;
+    }
+
+    /**
+     * The length of the completed receive in this slot, -1 for a hole: read while it stays
+     * complete. Not named {@code length}: {@link Segments#length(int)}, a segment's length, would
+     * then be what {@code length(-1)} calls.
      */
     long completedLength()
     {
-        return (long) LONG.get(lines, lengthAt);
-    }
-
-    /** Sets the completed receive's length (-1: a hole); the flip of {@link #seq} publishes it. */
-    void completedLength(final long length)
-    {
-        LONG.set(lines, lengthAt, length);
+        return lengthIn((long) LONG.getAcquire(lines, at + SEQ));
     }
 
     /** The sequence word with a volatile read (a look that must not pass an earlier store). */

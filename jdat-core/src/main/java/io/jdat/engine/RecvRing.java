@@ -52,12 +52,13 @@ import java.lang.invoke.VarHandle;
  * consumer takes its event, so {@code head} is the consumer's (the posters' bound counts posted
  * plus completed-not-dequeued receives) and the placer keeps its own position, {@code place}:
  * <pre>
- *   b.seq     p + 1 posted; -(p + 1) complete (the placer wrote b.length, then flipped it with
- *             a release store, then a full fence before it reads {@code mode} and the waiter)
- *   b.length  the received length; -1 for a hole (a consumer skips it, no event)
- *   layout    a ring built for the mode ({@link #direct}) packs each slot's seq and length into
- *             16 bytes, four slots to a line, and keeps the cookies in an array of their own:
- *             the line the placer completes is the one the consumer's repost writes next
+ *   b.seq     p + 1 posted; complete: one word with the received length (-1 for a hole, which
+ *             a consumer skips, no event) and the lap of p ({@link RecvBuffer}), written with
+ *             a release store, then a full fence before the placer reads {@code mode} and the
+ *             waiter; one word, so a completion lies on one line in every placement
+ *   layout    a ring built for the mode ({@link #direct}) packs the slots' words four to a
+ *             line and keeps the cookies in an array of their own: the line the placer
+ *             completes is the one the consumer's repost writes next
  *   head      the oldest completed-not-dequeued position; the consumers of a threadsafe IA take
  *             it by compare-and-set; MOVED_BIT set for good once the mode ended
  *   taken     the same for the one consumer thread of a nonthreadsafe IA (a single-writer ring),
@@ -147,7 +148,7 @@ final class RecvRing extends ClaimedRing
 
     /**
      * An empty ring, open, with at least {@code slotsAtLeast} slots; {@code packed}: four slots'
-     * sequence and length to a line, the cookies in an array of their own ({@link RecvBuffer}).
+     * words to a line, the cookies in an array of their own ({@link RecvBuffer}).
      */
     private RecvRing(final int capacity, final int maxIov, final boolean singleWriter, final int slotsAtLeast,
         final boolean packed)
@@ -686,23 +687,21 @@ final class RecvRing extends ClaimedRing
                 return b;
             }
             // a hole: complete, with no event; the consumer moves the head over it
-            b.completedLength(-1);
             COUNTERS.setOpaque(counters, PLACE, p + 1);
-            b.seq(-(p + 1));
+            b.complete(p, -1);
         }
     }
 
     /**
-     * Completes the receive at the placer's position into its slot: the length, then the flip
-     * (release), then a full fence, so that the caller's next look at {@link #mode} and at the
-     * EVD's waiter comes after the flip. Returns the position. The placer only.
+     * Completes the receive at the placer's position into its slot: the completion word, length
+     * and all, with one release store, then a full fence, so that the caller's next look at
+     * {@link #mode} and at the EVD's waiter comes after it. Returns the position. The placer only.
      */
     long placeDirect(final RecvBuffer b, final long length)
     {
         final long p = (long) COUNTERS.getOpaque(counters, PLACE);
-        b.completedLength(length);
         COUNTERS.setOpaque(counters, PLACE, p + 1);
-        b.seq(-(p + 1));
+        b.complete(p, length);
         VarHandle.fullFence();
         return p;
     }
@@ -723,9 +722,9 @@ final class RecvRing extends ClaimedRing
             }
             final RecvBuffer b = slots[(int) raw & mask];
             final long seq = b.seq();
-            if (seq != -(raw + 1))
+            if (!RecvBuffer.completes(seq, raw))
             {
-                if (seq > raw + 1 || seq < -(raw + 1))
+                if (seq > raw + 1 || RecvBuffer.completesLater(seq, raw))
                 {
                     // taken meanwhile and the slot reused: this head is stale
                     continue;
@@ -733,7 +732,7 @@ final class RecvRing extends ClaimedRing
                 return EMPTY;
             }
             final long cookie = b.cookie();
-            final long length = b.completedLength();
+            final long length = b.lengthIn(seq);
             if (singleWriter)
             {
                 // a store, then a load of the mover's word: the mover stores mode, then reads taken
@@ -802,7 +801,7 @@ final class RecvRing extends ClaimedRing
     boolean readyDirect()
     {
         final long raw = (long) COUNTERS.getVolatile(counters, take);
-        return (raw & MOVED_BIT) != 0 || slots[(int) raw & mask].seqVolatile() == -(raw + 1);
+        return (raw & MOVED_BIT) != 0 || RecvBuffer.completes(slots[(int) raw & mask].seqVolatile(), raw);
     }
 
     /** Completed receives (not holes) from position {@code from} on, in order (a snapshot). */
@@ -812,11 +811,12 @@ final class RecvRing extends ClaimedRing
         for (long p = from; p < from + slots.length; p++)
         {
             final RecvBuffer b = slots[(int) p & mask];
-            if (b.seqVolatile() != -(p + 1))
+            final long word = b.seqVolatile();
+            if (!RecvBuffer.completes(word, p))
             {
                 break;
             }
-            if (b.completedLength() >= 0)
+            if (b.lengthIn(word) >= 0)
             {
                 n++;
             }
@@ -848,7 +848,7 @@ final class RecvRing extends ClaimedRing
     /** Whether position {@code p} is completed in its slot (direct mode, or its end). */
     boolean completedAt(final long p)
     {
-        return slots[(int) p & mask].seqVolatile() == -(p + 1);
+        return RecvBuffer.completes(slots[(int) p & mask].seqVolatile(), p);
     }
 
     /** Ends direct mode (the EVD's lock held): the positions below {@code to} were moved or skipped. */
