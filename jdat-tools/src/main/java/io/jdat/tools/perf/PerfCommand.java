@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
@@ -115,6 +119,12 @@ public final class PerfCommand implements Callable<Integer>
         description = "measure a baseline beside jdat: the provider's own (no NAME), or queue, tcp or shm")
     private String baseline;
 
+    @Option(names = "--pin", paramLabel = "CLIENT,SERVER",
+        description = "Linux: pin the client's measuring thread to CPU CLIENT and the server's to CPU SERVER "
+            + "(sched_setaffinity), for jdat's rows and the baseline's alike, as perftest under taskset; "
+            + "with --listen the server takes SERVER, with --connect the client takes CLIENT")
+    private String pin;
+
     @Option(names = "--alloc",
         description = "after each row, the heap bytes per operation that the client's and the server's measuring "
             + "threads allocated while jdat ran it (warm-up rounds included; 0 when post and poll allocate nothing)")
@@ -153,12 +163,18 @@ public final class PerfCommand implements Callable<Integer>
         {
             if (listen != null)
             {
-                serve(out, settings);
+                serve(out, plan.pin);
                 return 0;
             }
-            final List<Row> rows = connect != null
-                ? runClient(out, HostPort.parse(connect, "localhost", DEFAULT_PORT), plan, settings, null)
-                : runInProcess(out, plan, settings);
+            final List<Row> rows;
+            // the client's thread is this one, pinned before anything starts: a refused pin starts nothing
+            try (ThreadAffinity.Pin pinned = plan.pin == null ? null : ThreadAffinity.pin(plan.pin[0]))
+            {
+                rows = connect != null
+                    ? runClient(out, HostPort.parse(connect, "localhost", DEFAULT_PORT), plan, settings, null,
+                        pinned == null ? null : pinned.describe("client"))
+                    : runInProcess(out, plan, settings, pinned == null ? null : pinned.describe("client"));
+            }
             if (json != null)
             {
                 Json.write(json, rows);
@@ -171,7 +187,7 @@ public final class PerfCommand implements Callable<Integer>
             }
             return 0;
         }
-        catch (final CheckFailed e)
+        catch (final CheckFailed | ThreadAffinity.AffinityException e)
         {
             spec.commandLine().getErr().println("jdat perf: FAILED: " + e.getMessage());
             return Jdat.EXIT_FAILED;
@@ -180,7 +196,7 @@ public final class PerfCommand implements Callable<Integer>
 
     /** What to measure, from the options; a bad value is a usage error. */
     private record Plan(Set<Op> ops, List<Long> sizes, long maxSize, long maxBytes, boolean lat, boolean bw,
-        Baseline baseline)
+        Baseline baseline, int[] pin)
     {
         int measurements()
         {
@@ -258,7 +274,35 @@ public final class PerfCommand implements Callable<Integer>
         }
         final boolean both = !lat && !bw;
         return new Plan(ops, list, list.stream().mapToLong(Long::longValue).max().orElse(1), cap, lat || both,
-            bw || both, b);
+            bw || both, b, pinPlan());
+    }
+
+    /** The CPUs of {@code --pin}, client's then server's, checked against this process's; null without it. */
+    private int[] pinPlan()
+    {
+        if (pin == null)
+        {
+            return null;
+        }
+        try
+        {
+            final int[] cpus = ThreadAffinity.parsePair(pin);
+            ThreadAffinity.requireSupported();
+            // only the side that runs here is pinned here
+            if (listen == null)
+            {
+                ThreadAffinity.requireAllowed(cpus[0]);
+            }
+            if (connect == null)
+            {
+                ThreadAffinity.requireAllowed(cpus[1]);
+            }
+            return cpus;
+        }
+        catch (final IllegalArgumentException | ThreadAffinity.AffinityException e)
+        {
+            throw usage(e.getMessage());
+        }
     }
 
     private CommandLine.ParameterException usage(final String message)
@@ -277,10 +321,15 @@ public final class PerfCommand implements Callable<Integer>
         return warmup != null ? warmup : Math.max(1, n / 10);
     }
 
-    private void serve(final PrintWriter out, final PerfSide.Settings settings)
+    private void serve(final PrintWriter out, final int[] cpus)
     {
-        try (Node node = Node.open(provider.name(), !nonthreadsafe))
+        try (ThreadAffinity.Pin pinned = cpus == null ? null : ThreadAffinity.pin(cpus[1]);
+            Node node = Node.open(provider.name(), !nonthreadsafe))
         {
+            if (pinned != null)
+            {
+                out.println("pinned: " + pinned.describe("server"));
+            }
             final EventDispatcher crEvd = node.evd(8, null, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = node.ia.pspCreate(listen, crEvd, PspFlags.CONSUMER_FLAG);
             out.println("jdat perf: server on " + node.address + ":" + psp.connQual() + " (provider " + provider.name()
@@ -294,21 +343,26 @@ public final class PerfCommand implements Callable<Integer>
         }
     }
 
-    private List<Row> runInProcess(final PrintWriter out, final Plan plan, final PerfSide.Settings settings)
+    private List<Row> runInProcess(final PrintWriter out, final Plan plan, final PerfSide.Settings settings,
+        final String clientPinned)
     {
         final AtomicReference<RuntimeException> serverFailure = new AtomicReference<>();
         try (Node serverNode = Node.open(provider.name(), !nonthreadsafe))
         {
             final EventDispatcher crEvd = serverNode.evd(8, null, EvdFlags.CR_FLAG);
             final PublicServicePoint psp = serverNode.ia.pspCreateAny(crEvd, PspFlags.CONSUMER_FLAG);
+            // the server thread's pin, said before it serves: a pin refused fails the run, never waits it out
+            final CompletableFuture<String> serverPinned = new CompletableFuture<>();
             final Thread server = new Thread(() ->
             {
-                try
+                try (ThreadAffinity.Pin pinned = plan.pin == null ? null : ThreadAffinity.pin(plan.pin[1]))
                 {
+                    serverPinned.complete(pinned == null ? null : pinned.describe("server"));
                     new PerfServer(PerfSide.accept(serverNode, crEvd, settings.timeoutMicros())).serve();
                 }
                 catch (final RuntimeException e)
                 {
+                    serverPinned.completeExceptionally(e);
                     serverFailure.set(e);
                 }
             }, "jdat-perf-server");
@@ -317,7 +371,7 @@ public final class PerfCommand implements Callable<Integer>
             try
             {
                 return runClient(out, new HostPort(serverNode.address, psp.connQual()), plan, settings,
-                    "client and server in this process");
+                    "client and server in this process", pinned(clientPinned, serverPinned));
             }
             finally
             {
@@ -333,8 +387,34 @@ public final class PerfCommand implements Callable<Integer>
         }
     }
 
+    /**
+     * The client's pin and what the in-process server thread said of its own (null without
+     * {@code --pin}); the server's failure to pin, thrown.
+     */
+    private String pinned(final String clientPinned, final CompletableFuture<String> serverPinned)
+    {
+        try
+        {
+            final String server = serverPinned.get((long) Math.max(5, timeout), TimeUnit.SECONDS);
+            return clientPinned == null ? null : clientPinned + "; " + server;
+        }
+        catch (final ExecutionException e)
+        {
+            throw e.getCause() instanceof RuntimeException r ? r : new CheckFailed(e.getCause().toString());
+        }
+        catch (final TimeoutException e)
+        {
+            throw new CheckFailed("--pin: the server thread did not say whether it was pinned");
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new CheckFailed("interrupted while the server thread was pinned");
+        }
+    }
+
     private List<Row> runClient(final PrintWriter out, final HostPort server, final Plan plan,
-        final PerfSide.Settings settings, final String where)
+        final PerfSide.Settings settings, final String where, final String pinned)
     {
         final List<Row> rows = new ArrayList<>();
         try (Node node = Node.open(provider.name(), !nonthreadsafe))
@@ -352,6 +432,11 @@ public final class PerfCommand implements Callable<Integer>
                     + " or more runs in up to " + Slices.MAX_SLICES + " slices and a latency row of "
                     + 2 * Slices.SLICE_ROUNDS + " rounds or more in up to " + Slices.MAX_COUNT_SLICES
                     + ", jdat's and the baseline's in turn");
+            }
+            if (pinned != null)
+            {
+                out.println("pinned: " + pinned
+                    + (plan.baseline != null ? "; the baseline runs between the same two threads" : ""));
             }
             final boolean serverHere = where != null;
             final WarmUp.Result warm = WarmUp.run(() -> warmUp(client, plan), () ->
