@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.DatCount;
+import io.jdat.DatEvent;
+import io.jdat.DatStatus;
 import io.jdat.EpParam;
 import io.jdat.EpState;
 import io.jdat.EventDispatcher;
@@ -80,7 +83,12 @@ class ShmDirectoryLockTest
                 final long t = System.nanoTime();
                 ep.ep().connect(server.address, 7000, 60 * SECOND, null, Qos.BEST_EFFORT, 0);
                 assertTrue(System.nanoTime() - t < ShmDirectory.LOCK_WAIT_NANOS / 5, "the connect returned at once");
-                next(ep.conn(), EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+                // the rejection comes once the lock wait runs out: wait longer than that wait
+                final DatEvent rejected = new DatEvent();
+                assertEquals(DatStatus.SUCCESS,
+                    ep.conn().wait(3 * ShmDirectory.LOCK_WAIT_NANOS / 1000, 1, rejected, new DatCount()),
+                    "no event within three lock waits");
+                assertTrue(rejected.is(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED), "got " + rejected);
                 final long took = System.nanoTime() - t;
                 assertTrue(took >= ShmDirectory.LOCK_WAIT_NANOS && took < 3 * ShmDirectory.LOCK_WAIT_NANOS,
                     String.format("rejected after %.0f ms", took / 1e6));
