@@ -107,7 +107,7 @@ final class ShmDirectory
      */
     static final long LOCK_WAIT_NANOS = 5_000_000_000L;
     private static final long LOCK_RETRY_MAX_NANOS = 10_000_000L;
-    /** {@link #hold}: wait {@link #LOCK_WAIT_NANOS} for the file lock, then fail. */
+    /** {@link #hold}: wait {@link #LOCK_WAIT_NANOS} for the JVM's and the file lock together, then fail. */
     private static final int WAIT = 0;
     /** {@link #hold}: do not wait. */
     private static final int TRY = 1;
@@ -475,8 +475,8 @@ final class ShmDirectory
      * Runs {@code body} holding the address directory's lock: a JVM-wide lock, then an exclusive
      * file lock on {@code .lock} (which the kernel drops if this process dies).
      *
-     * @throws DatException DAT_INSUFFICIENT_RESOURCES if another process held the file lock for
-     *     {@link #LOCK_WAIT_NANOS}
+     * @throws DatException DAT_INSUFFICIENT_RESOURCES if another process, or another thread of
+     *     this JVM, kept the lock for {@link #LOCK_WAIT_NANOS}
      */
     static <T> T locked(final Path dir, final Supplier<T> body)
     {
@@ -522,12 +522,15 @@ final class ShmDirectory
     private static <T> T hold(final Path dir, final Supplier<T> body, final int mode, final long until)
     {
         final ReentrantLock jvm = JVM_LOCKS.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
-        if (mode == WAIT)
+        // WAIT: one deadline for both locks, so that threads of this JVM queued behind one that
+        // waits for another process wait no longer than it does
+        final long deadline = mode == WAIT ? System.nanoTime() + LOCK_WAIT_NANOS : until;
+        if (!(mode == TRY ? jvm.tryLock() : tryLock(jvm, deadline)))
         {
-            jvm.lock();
-        }
-        else if (!(mode == TRY ? jvm.tryLock() : tryLock(jvm, until)))
-        {
+            if (mode == WAIT)
+            {
+                throw keptTooLong(dir);
+            }
             return null;
         }
         try
@@ -537,10 +540,14 @@ final class ShmDirectory
             return uninterruptibly(() ->
             {
                 try (FileChannel fc = openFile(lock, true);
-                    FileLock l = mode == WAIT ? lock(fc, dir) : mode == TRY ? fc.tryLock() : lockUntil(fc, until))
+                    FileLock l = mode == TRY ? fc.tryLock() : lockUntil(fc, deadline))
                 {
                     if (l == null)
                     {
+                        if (mode == WAIT)
+                        {
+                            throw keptTooLong(dir);
+                        }
                         return null;
                     }
                     if (made && (Integer) Files.getAttribute(lock, "unix:uid", LinkOption.NOFOLLOW_LINKS) == SELF_UID)
@@ -608,26 +615,11 @@ final class ShmDirectory
         }
     }
 
-    /** The file lock of a directory's {@code .lock}, waited for {@link #LOCK_WAIT_NANOS} at most. */
-    private static FileLock lock(final FileChannel fc, final Path dir) throws IOException
+    /** The error of a {@link #locked} call whose directory lock another thread or process kept. */
+    private static DatException keptTooLong(final Path dir)
     {
-        final long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
-        long park = 1000;
-        while (true)
-        {
-            final FileLock l = fc.tryLock();
-            if (l != null)
-            {
-                return l;
-            }
-            if (System.nanoTime() - deadline >= 0)
-            {
-                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
-                    "shm: another process kept the lock of " + dir + " for " + LOCK_WAIT_NANOS / 1_000_000 + " ms");
-            }
-            LockSupport.parkNanos(park);
-            park = Math.min(park << 1, LOCK_RETRY_MAX_NANOS);
-        }
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.NO_SUBTYPE,
+            "shm: another thread or process kept the lock of " + dir + " for " + LOCK_WAIT_NANOS / 1_000_000 + " ms");
     }
 
     /** Creates a new file of {@code size} bytes (mode 0600) and maps it; null if the name exists. */

@@ -3,10 +3,14 @@ package io.jdat.shm;
 import static io.jdat.shm.ShmNode.SECOND;
 import static io.jdat.shm.ShmNode.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.DatCount;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import io.jdat.DatEvent;
 import io.jdat.DatStatus;
 import io.jdat.EpParam;
@@ -21,6 +25,9 @@ import io.jdat.testkit.PeerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,5 +114,53 @@ class ShmDirectoryLockTest
             next(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).crArrival.crHandle.accept(server.ep(null).ep(), null);
             next(ep.conn(), EventNumber.CONNECTION_EVENT_ESTABLISHED);
         }
+    }
+
+    /**
+     * A thread of this JVM that keeps the lock (its body runs long, or it waits for another
+     * process) holds the JVM's other threads that want it no longer than the bound: they fail as
+     * a process holding the file lock would make them fail.
+     */
+    @Test
+    void aThreadThatKeepsTheLockHoldsTheJvmsOtherThreadsNoLongerThanTheBound() throws Exception
+    {
+        final Path d = dir.resolve("server");
+        Files.createDirectories(d);
+        final CountDownLatch locked = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicBoolean released = new AtomicBoolean();
+        final Thread keeper = new Thread(() -> ShmDirectory.locked(d, () ->
+        {
+            locked.countDown();
+            try
+            {
+                release.await(3 * ShmDirectory.LOCK_WAIT_NANOS, TimeUnit.NANOSECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+            released.set(true);
+            return null;
+        }), "keeper");
+        keeper.start();
+        try
+        {
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the keeper took the lock");
+            final long t = System.nanoTime();
+            final DatException e = assertThrows(DatException.class, () -> ShmDirectory.locked(d, () -> null));
+            final long took = System.nanoTime() - t;
+            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, e.type(), e.getMessage());
+            assertFalse(released.get(), "the waiter failed while the keeper still held the lock");
+            assertTrue(took >= ShmDirectory.LOCK_WAIT_NANOS && took < 2 * ShmDirectory.LOCK_WAIT_NANOS,
+                String.format("failed after %.0f ms", took / 1e6));
+        }
+        finally
+        {
+            release.countDown();
+            keeper.join(30_000);
+        }
+        // the keeper is done: the lock is free again
+        assertEquals("had", ShmDirectory.locked(d, () -> "had"));
     }
 }
