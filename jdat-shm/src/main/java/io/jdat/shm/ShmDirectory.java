@@ -502,7 +502,8 @@ final class ShmDirectory
     /**
      * Runs {@code body} holding the address directory's lock if it comes free before
      * {@code deadline} ({@link System#nanoTime()}); false, without running it, when the deadline
-     * passed first (a thread of this JVM or another process kept it). For an exiting JVM.
+     * passed first (a thread of this JVM or another process kept it). For an exiting JVM, and
+     * for a consumer's close of a listener.
      *
      * @throws DatException as {@link #locked}, but never for a lock kept past the deadline
      */

@@ -15,6 +15,14 @@ import io.jdat.engine.channel.Listener;
 final class ShmListener implements Listener, Work
 {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
+    /**
+     * The longest a consumer's close waits for the address directory's lock: an honest holder
+     * keeps it for a few file operations (a sweep of {@link ShmDirectory#SWEEP_MAX} names, tens of
+     * milliseconds); past that the file is left marked closed for {@link LateRemovals}, which
+     * frees the qualifier all the same, instead of stalling dat_psp_free for the whole
+     * {@link ShmDirectory#LOCK_WAIT_NANOS}.
+     */
+    static final long CLOSE_WAIT_NANOS = 250_000_000L;
 
     private final ShmPort port;
     private final ListenerFile file;
@@ -47,7 +55,7 @@ final class ShmListener implements Listener, Work
      * Removes the file before it returns, also to a caller that finds another one closing (an
      * RSP's listener closes when its request arrives, and dat_rsp_free may come meanwhile): then
      * the qualifier is free for a new listener. A consumer's thread waits for the address
-     * directory's lock ({@link ShmDirectory#LOCK_WAIT_NANOS} at most); a progress round (an RSP's
+     * directory's lock ({@link #CLOSE_WAIT_NANOS} at most); a progress round (an RSP's
      * request arrived) never waits for it, since every connection of the port would wait with
      * the round. While another thread or process keeps the lock, the file is only marked closed
      * (the next listen on the qualifier may replace it) and this process removes it once the lock is
@@ -78,12 +86,7 @@ final class ShmListener implements Listener, Work
             }
             else
             {
-                ShmDirectory.locked(port.dir, () ->
-                {
-                    remove.run();
-                    return null;
-                });
-                removed = true;
+                removed = ShmDirectory.lockedUntil(port.dir, System.nanoTime() + CLOSE_WAIT_NANOS, remove);
             }
         }
         catch (final io.jdat.DatException e)

@@ -37,8 +37,9 @@ import org.junit.jupiter.api.Test;
  * take, and keep: a hostile one, or one stopped while it held the lock. Waiting for it is
  * bounded ({@link ShmDirectory#LOCK_WAIT_NANOS}): a connect to that address returns at once and
  * ends, after that bound, as a non-peer rejection (the attempt waits for the lock in the port's
- * rounds: {@link ShmLockedConnectTest}), and freeing a service point there returns, instead of
- * blocking the consumer's thread for as long as the other process likes.
+ * rounds: {@link ShmLockedConnectTest}), and freeing a service point there returns after
+ * {@link ShmListener#CLOSE_WAIT_NANOS}, instead of blocking the consumer's thread for as long as
+ * the other process likes, or for the whole bound.
  */
 class ShmDirectoryLockTest
 {
@@ -102,7 +103,11 @@ class ShmDirectoryLockTest
                 final EpParam p = new EpParam();
                 ep.ep().query(EpParam.FIELD_ALL, p);
                 assertEquals(EpState.DISCONNECTED, p.epState, "the endpoint after the rejection");
+                final long f = System.nanoTime();
                 assertTimeoutPreemptively(Duration.ofSeconds(30), other::free);
+                final long freeTook = System.nanoTime() - f;
+                assertTrue(freeTook >= ShmListener.CLOSE_WAIT_NANOS && freeTook < ShmDirectory.LOCK_WAIT_NANOS / 5,
+                    String.format("dat_psp_free took %.0f ms", freeTook / 1e6));
                 assertTrue(Files.exists(ShmDirectory.listenerPath(dir.resolve("server"), 7001)),
                     "the freed listener's file waits for the lock");
             }
