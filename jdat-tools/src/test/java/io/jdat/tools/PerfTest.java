@@ -161,6 +161,27 @@ class PerfTest
         }
     }
 
+    /**
+     * The Send latency row's server keeps one receive posted to spare, so that it replies before it
+     * reposts: rows of one, two and three rounds with no warm-up (the spare's edges: none to post,
+     * the first two posted before READY, one repost) complete every round on loopback and tcp.
+     */
+    @Test
+    void sendLatencyRowsOfOneTwoAndThreeRoundsComplete()
+    {
+        for (final String provider : List.of("loopback", "tcp"))
+        {
+            for (final String iters : List.of("1", "2", "3"))
+            {
+                final Run r = Run.jdat("perf", "--provider", provider, "--op", "send", "--sizes", "8", "--lat",
+                    "--iters", iters, "--warmup", "0");
+                assertEquals(0, r.code(), provider + ", " + iters + " rounds: " + r.all());
+                assertTrue(r.out().matches("(?s).*\\n +8 +" + iters + " +\\d.*"), provider + ", " + iters + " rounds: "
+                    + r.all());
+            }
+        }
+    }
+
     /** The operations of a row's {@code --alloc} line for latency or bandwidth. */
     private static int ops(final String kind, final Run r)
     {

@@ -38,12 +38,19 @@ final class JdatLatency
         remoteSrc.set(side.remoteContext, side.remoteAddress + side.src(), row.size());
     }
 
-    /** The server's part before it answers READY: the first receive, a clean tag byte. */
+    /**
+     * The server's part before it answers READY: the first two receives (one to spare, so that it
+     * replies before it reposts), a clean tag byte.
+     */
     void prepareServer()
     {
         if (row.op() == Op.send)
         {
             side.fwd.ep.postRecv(1, dst, 0, CompletionFlags.DEFAULT_FLAG);
+            if (row.total() > 1)
+            {
+                side.fwd.ep.postRecv(1, dst, 1, CompletionFlags.DEFAULT_FLAG);
+            }
         }
         clearTag();
     }
@@ -133,11 +140,13 @@ final class JdatLatency
         for (round = 0; round < total; round++)
         {
             side.fwd.expectRecv("send latency: request", round, row.size());
-            if (round < total - 1)
-            {
-                side.fwd.ep.postRecv(1, dst, round + 1, CompletionFlags.DEFAULT_FLAG);
-            }
+            // the reply first: the receive of the next round is posted already, and this repost
+            // is for the one after it, as the client's repost comes before its clock starts
             side.fwd.ep.postSend(1, src, round, flags(round));
+            if (round < total - 2)
+            {
+                side.fwd.ep.postRecv(1, dst, round + 2, CompletionFlags.DEFAULT_FLAG);
+            }
         }
         side.fwd.expectRequest("send latency: last reply", total - 1, row.size());
     }
