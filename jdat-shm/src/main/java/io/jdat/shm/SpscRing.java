@@ -8,7 +8,7 @@ import java.lang.foreign.ValueLayout;
  * records in a shared mapped file. One process writes, the other reads; each side makes one
  * instance and uses only its half of the methods.
  * <pre>
- *   control block (256 bytes)
+ *   control block (384 bytes, CONTROL_SIZE)
  *     0    tail  long   bytes ever published by the producer   written by the producer only
  *     128  head  long   bytes ever consumed by the consumer     written by the consumer only
  *     192  cut   long   the end of the last record the consumer   compare-and-set by the consumer
