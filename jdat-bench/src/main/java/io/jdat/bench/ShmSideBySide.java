@@ -600,9 +600,13 @@ public final class ShmSideBySide
             pingRecv = new LmrTriplet[] {LmrTriplet.of(clientLmr, 4096, SIZE)};
             pong = new LmrTriplet[] {LmrTriplet.of(serverLmr, 0, SIZE)};
             pongRecv = new LmrTriplet[] {LmrTriplet.of(serverLmr, 4096, SIZE)};
+            // the client reposts before it takes the round's completion: one slot left for that
             for (int i = 0; i < DEPTH; i++)
             {
-                client.postRecv(1, pingRecv, i, 0);
+                if (i < DEPTH - 1)
+                {
+                    client.postRecv(1, pingRecv, i, 0);
+                }
                 server.postRecv(1, pongRecv, i, 0);
             }
         }
@@ -632,8 +636,9 @@ public final class ShmSideBySide
                 {
                     throw new IllegalStateException("echo: " + echoEvent);
                 }
-                server.postRecv(1, pongRecv, 0, 0);
+                // the reply first, then the repost, which then overlaps the reply's flight
                 server.postSend(1, pong, 0, CompletionFlags.SUPPRESS_FLAG);
+                server.postRecv(1, pongRecv, 0, 0);
                 return true;
             });
         }
@@ -648,6 +653,8 @@ public final class ShmSideBySide
         public void roundTrip()
         {
             client.postSend(1, ping, 0, CompletionFlags.SUPPRESS_FLAG);
+            // the receive given back for a later round, while the ping travels (DEPTH are posted)
+            client.postRecv(1, pingRecv, 0, 0);
             while (clientRecv.dequeue(event) != DatStatus.SUCCESS)
             {
                 Thread.onSpinWait();
@@ -656,7 +663,6 @@ public final class ShmSideBySide
             {
                 throw new IllegalStateException("ping: " + event);
             }
-            client.postRecv(1, pingRecv, 0, 0);
         }
 
         @Override
