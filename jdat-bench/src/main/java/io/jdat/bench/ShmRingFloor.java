@@ -30,6 +30,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     withdrawal of an abort) and head, each on a line of its own in a control block.</li>
  * <li>{@code recordsTailPolled}: {@code recordsControl} with the receiver spinning on the tail
  *     word instead of the length word (the slots' way of publishing, with shm's record).</li>
+ * <li>{@code descriptors}: the header apart from the payload, as a NIC's work queue entry and its
+ *     buffer: a ring of 16-byte descriptors (sequence, length, type; four to a line, 4 KiB) and
+ *     the payload in 64-byte slots of a data ring as large as the record ring; the sender copies
+ *     the payload, writes the descriptor and stores its sequence with release; the receiver spins
+ *     on the sequence of the next descriptor, copies the payload and stores its head.</li>
  * </ul>
  * Usage: {@code ShmRingFloor [round trips per shape and round] [rounds]}; {@code -Dfloor.ring=N}
  * sets the record rings' bytes (a power of two, shm's {@code ring_size}: 1 MiB by default, where
@@ -54,7 +59,9 @@ public final class ShmRingFloor
     private static final long TAIL = 0;
     private static final long HEAD = 128;
     private static final long CUT = 192;
-    private static final String[] SHAPES = {"slots", "records", "recordsControl", "recordsTailPolled"};
+    private static final String[] SHAPES = {"slots", "records", "recordsControl", "recordsTailPolled", "descriptors"};
+    /** {@code descriptors}: entries of the descriptor ring, 16 bytes each, four to a line. */
+    private static final int DESCRIPTORS = 256;
 
     private ShmRingFloor()
     {
@@ -98,7 +105,7 @@ public final class ShmRingFloor
             : Path.of(System.getProperty("java.io.tmpdir")), "jdat-floor-", ".ring");
         try (Arena arena = Arena.ofShared())
         {
-            final long size = 8192 + 2 * AREA;
+            final long size = 8192 + 2 * AREA + 2 * DESCRIPTORS * 16L;
             final MemorySegment client;
             final MemorySegment server;
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
@@ -159,6 +166,11 @@ public final class ShmRingFloor
         if (shape == 0)
         {
             return new Slots(control, map.asSlice(8192 + direction * AREA, (long) SLOTS * STRIDE));
+        }
+        if (shape == 4)
+        {
+            return new Descriptors(control, map.asSlice(8192 + direction * AREA, RING),
+                map.asSlice(8192 + 2 * AREA + direction * (DESCRIPTORS * 16L), DESCRIPTORS * 16L));
         }
         return new Records(control, map.asSlice(8192 + direction * AREA, RING), shape >= 2, shape == 3);
     }
@@ -296,6 +308,53 @@ public final class ShmRingFloor
             {
                 LONG.setRelease(control, HEAD, position);
             }
+            return true;
+        }
+    }
+
+    /** Descriptors apart from the payload: the receiver polls a descriptor's sequence word. */
+    private static final class Descriptors implements End
+    {
+        private final MemorySegment control;
+        private final MemorySegment data;
+        private final MemorySegment ring;
+        private final long slots;
+        private long count;
+
+        Descriptors(final MemorySegment control, final MemorySegment data, final MemorySegment ring)
+        {
+            this.control = control;
+            this.data = data;
+            this.ring = ring;
+            this.slots = data.byteSize() / STRIDE;
+        }
+
+        @Override
+        public void send(final MemorySegment from)
+        {
+            final long d = (count % DESCRIPTORS) * 16;
+            MemorySegment.copy(from, 0, data, (count % slots) * STRIDE, SIZE);
+            ring.set(ValueLayout.JAVA_INT, d + 8, SIZE);
+            ring.set(ValueLayout.JAVA_INT, d + 12, 1);
+            LONG.setRelease(ring, d, ++count);
+        }
+
+        @Override
+        public boolean receive(final MemorySegment into)
+        {
+            final long d = (count % DESCRIPTORS) * 16;
+            if ((long) LONG.getAcquire(ring, d) != count + 1)
+            {
+                return false;
+            }
+            final int length = ring.get(ValueLayout.JAVA_INT, d + 8);
+            if (length != SIZE || ring.get(ValueLayout.JAVA_INT, d + 12) != 1)
+            {
+                throw new IllegalStateException("descriptor of " + length + " bytes");
+            }
+            MemorySegment.copy(data, (count % slots) * STRIDE, into, 0, length);
+            count++;
+            LONG.setRelease(control, HEAD, count);
             return true;
         }
     }
