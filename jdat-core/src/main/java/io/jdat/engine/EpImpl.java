@@ -332,6 +332,10 @@ final class EpImpl extends EngineObject implements Endpoint
     {
         detach(recvEvd, STREAM_RECV, attr.recvCompletionFlags);
         detach(requestEvd, STREAM_REQUEST, attr.requestCompletionFlags);
+        if (requestEvd != null)
+        {
+            requestEvd.consumerClaims.letGo(this);
+        }
         detach(connectEvd, STREAM_CONNECT, 0);
     }
 

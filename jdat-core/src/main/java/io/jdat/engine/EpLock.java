@@ -26,8 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * load of the other's word, on each side: at least one sees the other). A consumer that finds the
  * word taken lets go of its own and takes the lock the usual way, so neither waits for the other
  * forever. The consumer's store is still a volatile store, a fence on x86: what it saves is the
- * atomic, not the fence. Two threads posting at once on such an IA (which DAT lets misbehave) can
- * both hold the lock.
+ * atomic, not the fence. Two threads posting at once on one endpoint of such an IA (which DAT
+ * lets misbehave) can both hold the lock.
  *
  * <p><b>Marks left for the holder.</b> A thread that must not wait for the lock (a channel's
  * thread reporting a message sent, which may hold its port's progress lock) stores its news where

@@ -73,6 +73,9 @@ final class EvdImpl extends EngineObject implements EventDispatcher
     /** The thread in dat_evd_wait, its threshold, the abort ({@code waits.waiter}). */
     private final EvdWaiter waiting;
 
+    /** On a {@code nonthreadsafe} IA: the one endpoint whose posts claim here as the consumer. */
+    final ConsumerClaims consumerClaims = new ConsumerClaims();
+
     /** Direct mode: the receive ring whose slots hold this EVD's completions, or null. */
     volatile RecvRing direct;
     /** In direct mode: the endpoint whose receives they are. */
@@ -144,7 +147,8 @@ final class EvdImpl extends EngineObject implements EventDispatcher
      * {@link #postDto(EpImpl, long, DtoStatus, long, boolean, SrqImpl)} from a thread that holds an
      * engine lock when {@code mayCallAgent} is false: a CNO's proxy agent, consumer code, then
      * runs on a thread of its own ({@link CnoImpl#trigger(EvdImpl, boolean)}). {@code byConsumer}: the
-     * caller is the thread of the IA's one consumer, in its own call ({@link EventRing#claimAsConsumer}).
+     * caller is the consumer posting on the endpoint that claims for it ({@link ConsumerClaims}), in
+     * its own call ({@link EventRing#claimAsConsumer}).
      */
     boolean postDto(final EpImpl ep, final long cookie, final DtoStatus status, final long length,
         final boolean notify, final SrqImpl srq, final boolean mayCallAgent, final boolean byConsumer)

@@ -486,9 +486,10 @@ final class EventRing extends ClaimedRing
 
     /*
      * A single-consumer ring (an EVD of a nonthreadsafe IA, whose consumer promises that one thread
-     * at a time calls into it) has two kinds of claimer. Its consumer's own thread, posting a
-     * request whose completion comes here (RequestQueue, under the endpoint lock it holds through
-     * EpLock#lockAsConsumer), claims with no read-modify-write (claimAsConsumer): it stores 1 in
+     * at a time calls on each handle) has two kinds of claimer. The consumer's thread posting on
+     * the one endpoint that claims for it (ConsumerClaims), a request whose completion
+     * comes here (RequestQueue, under the endpoint lock it holds through EpLock#lockAsConsumer),
+     * claims with no read-modify-write (claimAsConsumer): it stores 1 in
      * CLAIMING (a volatile store: the fence), reads OTHERS, and if that is 0 reads tail and stores
      * tail + 1 with a release store, then stores CLAIMING 0. Every other claimer (a peer's poster,
      * a channel's or a deliverer's thread, a flush, the EVD's locked paths) and every close and
@@ -511,9 +512,10 @@ final class EventRing extends ClaimedRing
      */
 
     /**
-     * Claims the next position on the thread of the IA's one consumer, in its own call (see the
-     * comment above): no read-modify-write on a single-consumer ring; on any other ring, the
-     * compare-and-set. Returns the position, {@link #FULL} or {@link #CLOSED}.
+     * Claims the next position on the consumer's thread, posting on the endpoint that claims for
+     * this EVD, in its own call (see the comment above): no read-modify-write on a single-consumer
+     * ring; on any other ring, the compare-and-set. Returns the position, {@link #FULL} or
+     * {@link #CLOSED}.
      */
     long claimAsConsumer()
     {

@@ -72,10 +72,14 @@ final class IaImpl extends EngineObject implements InterfaceAdapter
     final boolean pollsInline;
     /**
      * Whether the {@code dat.conf} entry this instance was opened from says {@code nonthreadsafe}:
-     * the consumer promises that one thread at a time calls into this IA, so the posting side of a
-     * send or receive queue has one writer and may publish with plain stores instead of an atomic
-     * claim. It promises nothing about the engine's own threads (a peer placing, a timer, an I/O
-     * thread), which keep whatever ordering they need.
+     * the consumer promises that one thread at a time calls on each handle (DAT's rule for such a
+     * provider, the spec digest's section 1.6; two handles may be called on two threads at once),
+     * so the posting side of an endpoint's send or receive queue, or of an SRQ, has one writer and
+     * may publish with plain stores instead of an atomic claim, and an EVD has one thread waiting
+     * or dequeuing at a time. What several handles share (a request EVD of two endpoints) keeps
+     * one writer by its own choice ({@link ConsumerClaims}). It promises nothing about the
+     * engine's own threads (a peer placing, a timer, an I/O thread), which keep whatever ordering
+     * they need.
      */
     final boolean singleWriter;
 

@@ -619,8 +619,9 @@ final class RequestQueue
         final EvdImpl e = ep.requestEvd;
         if (e != null)
         {
-            // the IA's one consumer, posting, claims the record with no read-modify-write
-            e.postDto(ep, cookie, status, length, requestNotifies(flags), null, false, ep.lock.heldAsConsumer());
+            // the consumer, posting on the one endpoint that claims for it, with no read-modify-write
+            e.postDto(ep, cookie, status, length, requestNotifies(flags), null, false,
+                ep.lock.heldAsConsumer() && e.consumerClaims.mayClaim(ep));
         }
     }
 
