@@ -17,10 +17,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Linearizability of a {@code nonthreadsafe} IA's EVD ring (Lincheck, through
- * {@link EventRingHarness}): its one consumer thread claims records with no read-modify-write and
- * takes them, while other threads claim as every other producer does, and close the ring, count
- * it and open it again, as a resize does. All of it must agree with {@link Model}, a FIFO of
- * {@link #QLEN} events: nothing lost, nothing twice, in one order.
+ * {@link EventRingHarness}): the consumer's thread posting on the endpoint that claims for the EVD
+ * claims records with no read-modify-write, the thread dequeuing takes them (DAT serialises a
+ * {@code nonthreadsafe} IA's calls per handle: the endpoint's posts on one thread at a time, the
+ * EVD's dequeues on one thread at a time, the two on two threads at once), while other threads
+ * claim as every other producer does, and close the ring, count it and open it again, as a resize
+ * does. All of it must agree with {@link Model}, a FIFO of {@link #QLEN} events: nothing lost,
+ * nothing twice, in one order.
  */
 @Tag("lincheck")
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -37,15 +40,15 @@ public class EventRingSingleConsumerLincheckTest
 
     private final EventRingHarness ring = new EventRingHarness(QLEN);
 
-    /** A completion claimed on the consumer's thread, in its own call. */
-    @Operation(nonParallelGroup = "consumer")
+    /** A completion claimed on the consumer's thread posting on the claiming endpoint, in its own call. */
+    @Operation(nonParallelGroup = "claimer")
     public String consumerPost(@Param(gen = IntGen.class, conf = "1:9") final int value)
     {
         return ring.consumerPost(value);
     }
 
-    /** {@code dat_evd_dequeue}'s take, on the consumer's thread. */
-    @Operation(nonParallelGroup = "consumer")
+    /** {@code dat_evd_dequeue}'s take, on the thread dequeuing the EVD. */
+    @Operation(nonParallelGroup = "taker")
     public String take()
     {
         return ring.take();
@@ -83,7 +86,7 @@ public class EventRingSingleConsumerLincheckTest
     /**
      * The race the consumer's claim must win in every interleaving: it and another thread claim the
      * next record while a third closes the ring, counts it and opens it again; then the consumer
-     * takes everything.
+     * takes everything. Once with the take on the claiming thread, once on the other claimer's.
      */
     @Test
     void aConsumerClaimRacingAnotherAndAClose()
@@ -96,6 +99,12 @@ public class EventRingSingleConsumerLincheckTest
         options.addCustomScenario(new ExecutionScenario(
             List.of(actor("consumerPost", 1)),
             List.of(List.of(actor("consumerPost", 2), actor("take")), List.of(actor("otherPost", 3)),
+                List.of(actor("closeCountReopen"))),
+            List.of(actor("take"), actor("take"), actor("take"), actor("take")),
+            null));
+        options.addCustomScenario(new ExecutionScenario(
+            List.of(actor("consumerPost", 1)),
+            List.of(List.of(actor("consumerPost", 2)), List.of(actor("otherPost", 3), actor("take")),
                 List.of(actor("closeCountReopen"))),
             List.of(actor("take"), actor("take"), actor("take"), actor("take")),
             null));
