@@ -61,7 +61,7 @@ final class EvdWait
      * every park. Nothing else the lock ordered needs the registration: producers, the direct mode's
      * end and a resize wake a waiter through {@link #parked} (announced before the waiter's last
      * look), and the consumer's own calls ({@code dat_evd_dequeue}, a resize, a free) do not run
-     * beside its wait on such an IA (its promise: one thread at a time calls into it). A wait of no
+     * beside its wait on such an IA (its promise: one thread at a time calls on the EVD). A wait of no
      * timeout, or one that finds any of the three words set, takes the lock as before.
      */
     DatStatus enter(final long timeoutMicros, final int threshold, final DatEvent event, final DatCount nmore)
