@@ -494,8 +494,12 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             }
             e++;
         }
-        direct = null;
+        // the ring back in its ordinary mode before the EVD stops naming it: a flush that finds
+        // direct null without the lock (leaveDirect) then closes a ring in that mode; one that still
+        // finds it set waits here for the lock, and a consumer or a placer that still reads it
+        // finds the mode ended and takes the lock, as during the move
         d.endDirect(e);
+        direct = null;
     }
 
     /** Waits until a move out of direct mode that has begun is over: the mover holds the lock throughout. */

@@ -15,7 +15,10 @@ import io.jdat.engine.RecvQueueHarness;
 import io.jdat.loopback.LoopbackLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -140,6 +143,32 @@ public class RecvQueueDirectLincheckTest
             .actorsAfter(2)
             .sequentialSpecification(Model.class)
             .check(RecvQueueDirectLincheckTest.class);
+    }
+
+    /**
+     * The connection lost (its flush ends direct mode, then closes the ring) while a resize ends
+     * the mode: the flush must not close the ring between the mover's two stores (a close there
+     * threw on the thread that reported the loss, and the receives were never flushed).
+     */
+    @Test
+    void aFlushRacingAResize()
+    {
+        final ModelCheckingOptions options = new ModelCheckingOptions()
+            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
+            .iterations(0)
+            .invocationsPerIteration(LONG ? 5_000 : 1_000)
+            .sequentialSpecification(Model.class);
+        options.addCustomScenario(new ExecutionScenario(
+            List.of(actor("post", 1), actor("post", 2), actor("send")),
+            List.of(List.of(actor("lose")), List.of(actor("move"))),
+            List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
+            actor("checkAndFree")));
+        options.check(RecvQueueDirectLincheckTest.class);
+    }
+
+    private static Actor actor(final String name, final Object... args)
+    {
+        return LincheckActors.actor(RecvQueueDirectLincheckTest.class, name, args);
     }
 
     @Test
