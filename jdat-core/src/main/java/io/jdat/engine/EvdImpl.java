@@ -495,9 +495,10 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             e++;
         }
         // the ring back in its ordinary mode before the EVD stops naming it: a flush that finds
-        // direct null without the lock (leaveDirect) then closes a ring in that mode; one that still
-        // finds it set waits here for the lock, and a consumer or a placer that still reads it
-        // finds the mode ended and takes the lock, as during the move
+        // direct null without the lock (leaveDirect) goes on to close the ring, which must be out
+        // of direct mode by then; one that still finds it set waits here for the lock, and a
+        // consumer or a placer that still reads it finds the mode ended and takes the lock, as
+        // during the move
         d.endDirect(e);
         direct = null;
     }

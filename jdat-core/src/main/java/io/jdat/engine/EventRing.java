@@ -487,9 +487,9 @@ final class EventRing extends ClaimedRing
     /*
      * A single-consumer ring (an EVD of a nonthreadsafe IA, whose consumer promises that one thread
      * at a time calls on each handle) has two kinds of claimer. The consumer's thread posting on
-     * the one endpoint that claims for it (ConsumerClaims), a request whose completion
-     * comes here (RequestQueue, under the endpoint lock it holds through EpLock#lockAsConsumer),
-     * claims with no read-modify-write (claimAsConsumer): it stores 1 in
+     * the one endpoint that claims for it (ConsumerClaims) a request whose completion comes here
+     * (RequestQueue, under the endpoint lock it holds through EpLock#lockAsConsumer) claims with
+     * no read-modify-write (claimAsConsumer): it stores 1 in
      * CLAIMING (a volatile store: the fence), reads OTHERS, and if that is 0 reads tail and stores
      * tail + 1 with a release store, then stores CLAIMING 0. Every other claimer (a peer's poster,
      * a channel's or a deliverer's thread, a flush, the EVD's locked paths) and every close and
