@@ -91,24 +91,19 @@ public class EventRingSingleConsumerLincheckTest
     @Test
     void aConsumerClaimRacingAnotherAndAClose()
     {
-        final ModelCheckingOptions options = new ModelCheckingOptions()
-            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(0)
-            .invocationsPerIteration(LONG ? 5_000 : 1_000)
-            .sequentialSpecification(Model.class);
-        options.addCustomScenario(new ExecutionScenario(
-            List.of(actor("consumerPost", 1)),
-            List.of(List.of(actor("consumerPost", 2), actor("take")), List.of(actor("otherPost", 3)),
-                List.of(actor("closeCountReopen"))),
-            List.of(actor("take"), actor("take"), actor("take"), actor("take")),
-            null));
-        options.addCustomScenario(new ExecutionScenario(
-            List.of(actor("consumerPost", 1)),
-            List.of(List.of(actor("consumerPost", 2)), List.of(actor("otherPost", 3), actor("take")),
-                List.of(actor("closeCountReopen"))),
-            List.of(actor("take"), actor("take"), actor("take"), actor("take")),
-            null));
-        options.check(EventRingSingleConsumerLincheckTest.class);
+        LincheckActors.checkScenarios(EventRingSingleConsumerLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(actor("consumerPost", 1)),
+                List.of(List.of(actor("consumerPost", 2), actor("take")), List.of(actor("otherPost", 3)),
+                    List.of(actor("closeCountReopen"))),
+                List.of(actor("take"), actor("take"), actor("take"), actor("take")),
+                null),
+            new ExecutionScenario(
+                List.of(actor("consumerPost", 1)),
+                List.of(List.of(actor("consumerPost", 2)), List.of(actor("otherPost", 3), actor("take")),
+                    List.of(actor("closeCountReopen"))),
+                List.of(actor("take"), actor("take"), actor("take"), actor("take")),
+                null));
     }
 
     private static Actor actor(final String name, final Object... args)

@@ -153,17 +153,12 @@ public class RecvQueueDirectLincheckTest
     @Test
     void aFlushRacingAResize()
     {
-        final ModelCheckingOptions options = new ModelCheckingOptions()
-            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(0)
-            .invocationsPerIteration(LONG ? 5_000 : 1_000)
-            .sequentialSpecification(Model.class);
-        options.addCustomScenario(new ExecutionScenario(
-            List.of(actor("post", 1), actor("post", 2), actor("send")),
-            List.of(List.of(actor("lose")), List.of(actor("move"))),
-            List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
-            actor("checkAndFree")));
-        options.check(RecvQueueDirectLincheckTest.class);
+        LincheckActors.checkScenarios(RecvQueueDirectLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(actor("post", 1), actor("post", 2), actor("send")),
+                List.of(List.of(actor("lose")), List.of(actor("move"))),
+                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
+                actor("checkAndFree")));
     }
 
     private static Actor actor(final String name, final Object... args)

@@ -140,17 +140,12 @@ public class RecvQueueSingleDirectLincheckTest
     @Test
     void aTakeRacingTheModesEnd()
     {
-        final ModelCheckingOptions options = new ModelCheckingOptions()
-            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(0)
-            .invocationsPerIteration(LONG ? 5_000 : 1_000)
-            .sequentialSpecification(Model.class);
-        options.addCustomScenario(new ExecutionScenario(
-            List.of(actor("post", 1), actor("post", 2), actor("post", 3), actor("send"), actor("send")),
-            List.of(List.of(actor("dequeue"), actor("dequeue")), List.of(actor("end"), actor("send"))),
-            List.of(actor("dequeue"), actor("dequeue")),
-            actor("checkAndFree")));
-        options.check(RecvQueueSingleDirectLincheckTest.class);
+        LincheckActors.checkScenarios(RecvQueueSingleDirectLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(actor("post", 1), actor("post", 2), actor("post", 3), actor("send"), actor("send")),
+                List.of(List.of(actor("dequeue"), actor("dequeue")), List.of(actor("end"), actor("send"))),
+                List.of(actor("dequeue"), actor("dequeue")),
+                actor("checkAndFree")));
     }
 
     /**
@@ -162,17 +157,12 @@ public class RecvQueueSingleDirectLincheckTest
     @Test
     void aFlushRacingTheModesEnd()
     {
-        final ModelCheckingOptions options = new ModelCheckingOptions()
-            .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(0)
-            .invocationsPerIteration(LONG ? 5_000 : 1_000)
-            .sequentialSpecification(Model.class);
-        options.addCustomScenario(new ExecutionScenario(
-            List.of(actor("post", 1), actor("post", 2), actor("send")),
-            List.of(List.of(actor("lose")), List.of(actor("end"))),
-            List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
-            actor("checkAndFree")));
-        options.check(RecvQueueSingleDirectLincheckTest.class);
+        LincheckActors.checkScenarios(RecvQueueSingleDirectLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(actor("post", 1), actor("post", 2), actor("send")),
+                List.of(List.of(actor("lose")), List.of(actor("end"))),
+                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
+                actor("checkAndFree")));
     }
 
     private static Actor actor(final String name, final Object... args)
