@@ -3,6 +3,7 @@ package io.jdat.engine;
 import static io.jdat.engine.StressRig.connect;
 import static io.jdat.engine.StressRig.guard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import io.jdat.DatStatus;
 import io.jdat.DtoStatus;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
+import io.jdat.EpParam;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
@@ -154,5 +156,49 @@ class SingleWriterSharedEvdTest
             peers.close(CloseFlags.ABRUPT_FLAG);
             arena.close();
         }
+    }
+
+    /**
+     * The part of the endpoint that claims as the consumer passes on when that endpoint no longer
+     * completes its requests into the EVD: freed, or modified to another request EVD. Until then no
+     * other endpoint takes it.
+     */
+    @Test
+    void theConsumersClaimsPassOnWhenTheirEndpointLeavesTheEvd()
+    {
+        final String name = "loopback-perobject" + NAMES.incrementAndGet();
+        new LoopbackLibrary().providerInit(ProviderInfo.of(name, false), "");
+        final InterfaceAdapter ia = Dat.iaOpenv(name, 64, null, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, false);
+        try
+        {
+            final ProtectionZone pz = ia.pzCreate();
+            final EventDispatcher requests = ia.evdCreate(16, null, EvdFlags.DTO_FLAG);
+            final EventDispatcher other = ia.evdCreate(16, null, EvdFlags.DTO_FLAG);
+            final Endpoint a = endpoint(ia, pz, requests);
+            final Endpoint b = endpoint(ia, pz, requests);
+            final ConsumerClaims claims = ((EvdImpl) requests).consumerClaims;
+            assertTrue(claims.mayClaim((EpImpl) a), "the first endpoint to post takes the part");
+            assertFalse(claims.mayClaim((EpImpl) b), "a second endpoint took a part already held");
+            assertTrue(claims.mayClaim((EpImpl) a));
+            a.free();
+            assertTrue(claims.mayClaim((EpImpl) b), "the part stayed with a freed endpoint");
+            final Endpoint c = endpoint(ia, pz, requests);
+            assertFalse(claims.mayClaim((EpImpl) c));
+            final EpParam moved = new EpParam();
+            moved.requestEvdHandle = other;
+            b.modify(EpParam.FIELD_REQUEST_EVD_HANDLE, moved);
+            assertTrue(claims.mayClaim((EpImpl) c), "the part stayed with an endpoint moved to another EVD");
+            assertTrue(((EvdImpl) other).consumerClaims.mayClaim((EpImpl) b));
+        }
+        finally
+        {
+            ia.close(CloseFlags.ABRUPT_FLAG);
+        }
+    }
+
+    private static Endpoint endpoint(final InterfaceAdapter ia, final ProtectionZone pz, final EventDispatcher requests)
+    {
+        return ia.epCreate(pz, ia.evdCreate(8, null, EvdFlags.DTO_FLAG), requests,
+            ia.evdCreate(8, null, EvdFlags.CONNECTION_FLAG), new EpAttr());
     }
 }
