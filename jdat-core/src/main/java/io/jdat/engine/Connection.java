@@ -342,6 +342,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         TerminateInfo t = null;
         DtoStatus recvStatus = null;
         boolean fireSoft = false;
+        Channel ch = null;
         ep.lock.lock();
         try
         {
@@ -362,7 +363,8 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                 }
                 else
                 {
-                    b = ep.recvs.take();
+                    // none: the ring stays closed to posters until the connection breaks, below
+                    b = ep.recvs.takeOrClose();
                     if (b == null)
                     {
                         t = untagged(TerminateCodes.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, 0, msn, mo, solicited);
@@ -417,10 +419,16 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                     }
                 }
             }
-            if (t != null && recvStatus != null)
+            if (t != null)
             {
-                // the failing receive completes with its own status before the flushes
-                ep.recvs.flush(this, recvStatus);
+                if (recvStatus != null)
+                {
+                    // the failing receive completes with its own status before the flushes
+                    ep.recvs.flush(this, recvStatus);
+                }
+                // broken under the lock that saw the violation: a receive posted after this Send
+                // found none is flushed as posted on a broken connection, not taken for a success
+                ch = ep.states.failLocked(this, t, null, null, null);
             }
         }
         finally
@@ -434,7 +442,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
         if (t != null)
         {
-            ep.states.fail(this, t, null, null, false);
+            EpStateMachine.tell(ch, t, false);
             return false;
         }
         return true;

@@ -495,19 +495,38 @@ final class EpStateMachine
         ep.lock.lock();
         try
         {
-            if (ep.conn != c || c.closed)
-            {
-                return;
-            }
-            ch = c.channel;
-            FlightEvents.broken(ep, send != null ? "terminate-sent" : received != null ? "terminate-received"
-                : "local error", send != null ? send : received);
-            endLocked(c, EventNumber.CONNECTION_EVENT_BROKEN, culprit, culpritStatus);
+            ch = failLocked(c, send, received, culprit, culpritStatus);
         }
         finally
         {
             ep.lock.unlock();
         }
+        tell(ch, send, abort);
+    }
+
+    /**
+     * {@link #fail} inside the caller's hold of the endpoint's lock, so that the connection breaks
+     * at the instant the caller decided it must (nothing posted meanwhile succeeds on a connection
+     * that is already lost). Returns the channel to {@link #tell} once the lock is released, or
+     * null if the connection had already ended.
+     */
+    Channel failLocked(final Connection c, final TerminateInfo send, final TerminateInfo received,
+        final WorkRequest culprit, final DtoStatus culpritStatus)
+    {
+        if (ep.conn != c || c.closed)
+        {
+            return null;
+        }
+        final Channel ch = c.channel;
+        FlightEvents.broken(ep, send != null ? "terminate-sent" : received != null ? "terminate-received"
+            : "local error", send != null ? send : received);
+        endLocked(c, EventNumber.CONNECTION_EVENT_BROKEN, culprit, culpritStatus);
+        return ch;
+    }
+
+    /** Tells the peer of a connection {@link #failLocked} ended: a Terminate if given, else an abort if asked. */
+    static void tell(final Channel ch, final TerminateInfo send, final boolean abort)
+    {
         if (ch == null)
         {
             return;

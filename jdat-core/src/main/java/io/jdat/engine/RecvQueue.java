@@ -15,9 +15,10 @@ import io.jdat.spi.DatArg;
  * buffer at the head and completes it on the receive EVD. The buffers live in a {@link RecvRing}:
  * {@code dat_ep_post_recv} claims a slot without the endpoint's lock, fills it and publishes it;
  * the thread placing a Send (with or without the lock, see {@link Connection#onSend}) reads the
- * buffer at the head and moves the head on once it completed it. A flush (the connection ended)
- * and a resize close the ring under the endpoint's lock first, so a post either landed before
- * and is flushed with the rest, or goes to the lock and finds the endpoint DISCONNECTED. Teardown
+ * buffer at the head and moves the head on once it completed it. A flush (the connection ended),
+ * a resize and a Send that finds no receive ({@link #takeOrClose}) close the ring under the
+ * endpoint's lock first, so a post either landed before and is flushed with the rest (or taken),
+ * or goes to the lock and finds the endpoint DISCONNECTED. Teardown
  * flushes after {@link Connection#close} waited for a placement in progress.
  */
 final class RecvQueue
@@ -377,6 +378,31 @@ final class RecvQueue
             return ep.srq.take(srqBuffer);
         }
         return ring.peek();
+    }
+
+    /**
+     * {@link #take}, or null with the ring left closed to posters: the Send that asks finds no
+     * receive and breaks the connection before the lock is released. A receive claimed before the
+     * close is waited for and taken (the ring opens again), so a post either lands before the
+     * Send looked or finds the endpoint DISCONNECTED under the lock; none returns SUCCESS on a
+     * connection this Send has already lost. Lock held.
+     */
+    RecvBuffer takeOrClose()
+    {
+        final RecvBuffer b = take();
+        if (b != null || ep.srq != null)
+        {
+            return b;
+        }
+        leaveDirect();
+        final RecvRing r = ring;
+        r.close();
+        final RecvBuffer late = r.peek();
+        if (late != null)
+        {
+            r.open();
+        }
+        return late;
     }
 
     /** Receive buffers this EP holds: posted ones, or the SRQ buffer of the message in progress. Lock held. */

@@ -14,6 +14,7 @@ import io.jdat.engine.RecvQueueHarness;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -21,6 +22,8 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -119,6 +122,29 @@ public class RecvQueueLincheckTest
             .actorsAfter(2)
             .sequentialSpecification(Model.class)
             .check(RecvQueueLincheckTest.class);
+    }
+
+    /**
+     * A Send that finds no receive while receives are being posted: it breaks the connection, and
+     * must do so at one instant. A Send that looked before the posts and broke the connection only
+     * after they returned SUCCESS, and after a dequeue found nothing, would flush receives the
+     * model says no Send had missed: the posts came first, so a Send after them takes one.
+     */
+    @Test
+    void aSendFindingNoReceiveRacingPosts()
+    {
+        LincheckActors.checkScenarios(RecvQueueLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(),
+                List.of(List.of(actor("post", 1), actor("post", 2)), List.of(actor("send"), actor("send")),
+                    List.of(actor("dequeue"), actor("lose"))),
+                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
+                actor("checkAndFree")));
+    }
+
+    private static Actor actor(final String name, final Object... args)
+    {
+        return LincheckActors.actor(RecvQueueLincheckTest.class, name, args);
     }
 
     @Test

@@ -165,6 +165,23 @@ public class RecvQueueSingleDirectLincheckTest
                 actor("checkAndFree")));
     }
 
+    /**
+     * A Send that finds no receive while receives are being posted (in direct mode, which the
+     * Send's break ends first): the connection breaks at one instant, so no post returns SUCCESS
+     * on a connection that Send had already lost ({@link RecvQueueLincheckTest}).
+     */
+    @Test
+    void aSendFindingNoReceiveRacingPosts()
+    {
+        LincheckActors.checkScenarios(RecvQueueSingleDirectLincheckTest.class, Model.class,
+            new ExecutionScenario(
+                List.of(),
+                List.of(List.of(actor("post", 1), actor("post", 2)), List.of(actor("send"), actor("send")),
+                    List.of(actor("dequeue"), actor("lose"))),
+                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
+                actor("checkAndFree")));
+    }
+
     private static Actor actor(final String name, final Object... args)
     {
         return LincheckActors.actor(RecvQueueSingleDirectLincheckTest.class, name, args);
