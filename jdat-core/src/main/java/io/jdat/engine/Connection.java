@@ -342,7 +342,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         TerminateInfo t = null;
         DtoStatus recvStatus = null;
         boolean fireSoft = false;
-        Channel ch = null;
+        Channel broken = null;
         ep.lock.lock();
         try
         {
@@ -428,7 +428,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                 }
                 // broken under the lock that saw the violation: a receive posted after this Send
                 // found none is flushed as posted on a broken connection, not taken for a success
-                ch = ep.states.failLocked(this, t, null, null, null);
+                broken = ep.states.failLocked(this, t, null, null, null);
             }
         }
         finally
@@ -442,7 +442,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
         if (t != null)
         {
-            EpStateMachine.tell(ch, t, false);
+            EpStateMachine.tell(broken, t, false);
             return false;
         }
         return true;
@@ -627,6 +627,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
     {
         TerminateInfo t = null;
         Channel flush = null;
+        Channel broken = null;
         ep.lock.lock();
         try
         {
@@ -668,6 +669,10 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                     flush = channel;
                 }
             }
+            if (t != null)
+            {
+                broken = ep.states.failLocked(this, t, null, null, null);
+            }
         }
         finally
         {
@@ -675,7 +680,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
         if (t != null)
         {
-            ep.states.fail(this, t, null, null, false);
+            EpStateMachine.tell(broken, t, false);
             return false;
         }
         flush.flush();
@@ -703,6 +708,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         DtoStatus culpritStatus = null;
         WorkRequest culprit = null;
         Channel flush = null;
+        Channel broken = null;
         ep.lock.lock();
         try
         {
@@ -754,6 +760,10 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
                     flush = channel;
                 }
             }
+            if (t != null)
+            {
+                broken = ep.states.failLocked(this, t, null, culprit, culpritStatus);
+            }
         }
         finally
         {
@@ -761,7 +771,7 @@ final class Connection extends ConnectionWords implements ConnectHandler, Accept
         }
         if (t != null)
         {
-            ep.states.fail(this, t, culprit, culpritStatus, false);
+            EpStateMachine.tell(broken, t, false);
             return false;
         }
         if (flush != null)

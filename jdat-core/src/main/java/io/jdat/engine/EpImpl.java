@@ -740,7 +740,8 @@ final class EpImpl extends EngineObject implements Endpoint
     void checkWatermarks()
     {
         boolean fireSoft = false;
-        Connection breakIt = null;
+        TerminateInfo t = null;
+        Channel broken = null;
         lock.lock();
         try
         {
@@ -753,7 +754,9 @@ final class EpImpl extends EngineObject implements Endpoint
             final Connection c = conn;
             if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw && c != null && c.established && !c.closed)
             {
-                breakIt = c;
+                t = TerminateInfo.of(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_OPERATION,
+                    TerminateCodes.RDMAP_CATASTROPHIC_STREAM);
+                broken = states.failLocked(c, t, null, null, null);
             }
         }
         finally
@@ -765,11 +768,7 @@ final class EpImpl extends EngineObject implements Endpoint
             ia.reportAsync(EventNumber.JDAT_ASYNC_EP_SOFT_HIGH_WATERMARK, this,
                 AsyncErrorReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, null);
         }
-        if (breakIt != null)
-        {
-            states.fail(breakIt, TerminateInfo.of(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_REMOTE_OPERATION,
-                TerminateCodes.RDMAP_CATASTROPHIC_STREAM), null, null, true);
-        }
+        EpStateMachine.tell(broken, t, true);
     }
 
     static DatReturnSubtype stateSubtype(final EpState s)

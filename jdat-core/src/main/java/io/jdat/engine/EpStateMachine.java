@@ -579,7 +579,6 @@ final class EpStateMachine
     /** The peer sent a Terminate: the operation it names fails with the matching error. */
     void terminated(final Connection c, final TerminateInfo info)
     {
-        WorkRequest culprit = null;
         ep.lock.lock();
         try
         {
@@ -587,13 +586,13 @@ final class EpStateMachine
             {
                 return;
             }
-            culprit = ep.requests.culprit(c, info);
+            // one hold: a request posted after the Terminate arrived is flushed, never its culprit
+            failLocked(c, null, info, ep.requests.culprit(c, info), dtoStatusFor(info));
         }
         finally
         {
             ep.lock.unlock();
         }
-        fail(c, null, info, culprit, dtoStatusFor(info), false);
     }
 
     /** What a Terminate means for the initiator's DTO. */
