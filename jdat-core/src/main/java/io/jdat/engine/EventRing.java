@@ -307,12 +307,24 @@ final class EventRing extends ClaimedRing
         return (int) Math.max(0, t - from);
     }
 
-    /** Events queued now (a snapshot, once those claimed are published). */
+    /**
+     * Events queued now (a snapshot, once those claimed are published): {@code tail} read between
+     * two reads of {@code head} that agree, so the count is the one at that moment. Read the other
+     * way round, takes and posts racing the look could make it smaller than at any moment (events
+     * posted after {@code tail} was read, taken before {@code head} was), down to none.
+     */
     int count()
     {
-        final long t = tail();
-        settle(head(), t);
-        return (int) Math.max(0, t - head());
+        while (true)
+        {
+            final long h = head();
+            final long t = tail();
+            if (head() == h)
+            {
+                settle(h, t);
+                return (int) (t - h);
+            }
+        }
     }
 
     /** Whether at least {@code n} events are queued, published, from the head (a snapshot). */
@@ -710,9 +722,12 @@ final class EventRing extends ClaimedRing
     /**
      * Takes the oldest event if {@code threshold} events and a notification are queued, and
      * returns its position; else returns {@code -(count + 1)} with the count of queued events at
-     * a moment when the threshold was not met. Producers run beside this (they take no lock):
-     * events published between a failed take and the count make it try again, so a waiter never
-     * reports a timeout with a count that met its threshold.
+     * a moment when the threshold was not met. Producers and other consumers run beside this
+     * (they take no lock): the count and the look at the notifications must hold at one moment,
+     * so they are taken between two looks at {@code head} and {@code tail} that agree (no post and
+     * no take came between); else, or if the threshold was met, the take is tried again. A count
+     * taken apart from that look reported a timeout with an event counted that a racing
+     * {@code dat_evd_dequeue} had already taken (threshold 1, nmore 1).
      */
     long takeOrCount(final DatEvent event, final EvdImpl evd, final int threshold)
     {
@@ -723,8 +738,12 @@ final class EventRing extends ClaimedRing
             {
                 return taken;
             }
-            final int n = count();
-            if (n < threshold || notifications() == 0)
+            final long h = head();
+            final long t = tail();
+            // published, and their notifications counted (a producer counts before it publishes)
+            settle(h, t);
+            final long n = t - h;
+            if ((n < threshold || notifications() == 0) && head() == h && tail() == t)
             {
                 return -(n + 1L);
             }
