@@ -179,6 +179,7 @@ final class EvdWait
                             final long before = System.nanoTime();
                             Thread.yield();
                             final long after = System.nanoTime();
+                            YieldCost.observe(after - before);
                             gaveWay |= EvdWaiter.gaveWay(after - before, configured);
                             yieldEvery = EvdWaiter.nextYieldEvery(yieldEvery, after - before, configured);
                             nextYield = after + yieldEvery;

@@ -15,11 +15,6 @@ final class EvdWaiter extends EvdWaiterWords
 {
     /** How often a wait yields after one that gave its core away ({@link #yielding}), nanoseconds. */
     static final long SHARED_CORE_YIELD_NANOS = 1_000L;
-    /**
-     * A {@code Thread.yield} that returns sooner than this, nanoseconds, ran no other thread: the core
-     * was free, so the waiter's peer was not waiting for it.
-     */
-    static final long FREE_CORE_NANOS = 1_000L;
     /** The bit of {@link EvdWaiterWords#quickTakers} that closes the lock-free take. */
     private static final int QUICK_CLOSED = Integer.MIN_VALUE;
     private static final VarHandle THREAD;
@@ -156,13 +151,14 @@ final class EvdWaiter extends EvdWaiterWords
     }
 
     /**
-     * Whether a yield that took {@code tookNanos} gave the core away: one that returned within
-     * {@link #FREE_CORE_NANOS} ran nobody else. Where the IA sets {@code evd_spin_yield_ns}, every
-     * yield counts, as it always did there.
+     * Whether a yield that took {@code tookNanos} gave the core away: one that returned sooner than
+     * {@link YieldCost#freeCoreBound} ran nobody else (the core was free, so the waiter's peer was
+     * not waiting for it). Where the IA sets {@code evd_spin_yield_ns}, every yield counts, as it
+     * always did there.
      */
     static boolean gaveWay(final long tookNanos, final long configured)
     {
-        return configured > 0 || tookNanos >= FREE_CORE_NANOS;
+        return configured > 0 || tookNanos >= YieldCost.freeCoreBound();
     }
 
     /**
