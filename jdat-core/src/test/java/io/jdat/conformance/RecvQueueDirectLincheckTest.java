@@ -170,12 +170,7 @@ public class RecvQueueDirectLincheckTest
     void aSendFindingNoReceiveRacingPosts()
     {
         LincheckActors.checkScenarios(RecvQueueDirectLincheckTest.class, Model.class,
-            new ExecutionScenario(
-                List.of(),
-                List.of(List.of(actor("post", 1), actor("post", 2)), List.of(actor("send"), actor("send")),
-                    List.of(actor("dequeue"), actor("lose"))),
-                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
-                actor("checkAndFree")));
+            RecvQueueLincheckTest.sendFindingNoReceiveRacingPosts(RecvQueueDirectLincheckTest.class));
     }
 
     private static Actor actor(final String name, final Object... args)

@@ -22,7 +22,6 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.jetbrains.kotlinx.lincheck.Actor;
 import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
@@ -134,17 +133,24 @@ public class RecvQueueLincheckTest
     void aSendFindingNoReceiveRacingPosts()
     {
         LincheckActors.checkScenarios(RecvQueueLincheckTest.class, Model.class,
-            new ExecutionScenario(
-                List.of(),
-                List.of(List.of(actor("post", 1), actor("post", 2)), List.of(actor("send"), actor("send")),
-                    List.of(actor("dequeue"), actor("lose"))),
-                List.of(actor("dequeue"), actor("dequeue"), actor("dequeue")),
-                actor("checkAndFree")));
+            sendFindingNoReceiveRacingPosts(RecvQueueLincheckTest.class));
     }
 
-    private static Actor actor(final String name, final Object... args)
+    /**
+     * The scenario of {@link #aSendFindingNoReceiveRacingPosts} for {@code test}, which has this
+     * test's operations: two posts on one thread, two Sends on a second, a dequeue and the
+     * connection's loss on a third, then dequeues.
+     */
+    static ExecutionScenario sendFindingNoReceiveRacingPosts(final Class<?> test)
     {
-        return LincheckActors.actor(RecvQueueLincheckTest.class, name, args);
+        return new ExecutionScenario(
+            List.of(),
+            List.of(List.of(LincheckActors.actor(test, "post", 1), LincheckActors.actor(test, "post", 2)),
+                List.of(LincheckActors.actor(test, "send"), LincheckActors.actor(test, "send")),
+                List.of(LincheckActors.actor(test, "dequeue"), LincheckActors.actor(test, "lose"))),
+            List.of(LincheckActors.actor(test, "dequeue"), LincheckActors.actor(test, "dequeue"),
+                LincheckActors.actor(test, "dequeue")),
+            LincheckActors.actor(test, "checkAndFree"));
     }
 
     @Test
