@@ -164,7 +164,7 @@ public class EvdLincheckTest
             // the first scenarios also transform the classes they reach, which on a loaded
             // machine can take longer than Lincheck's 30 s per run
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 100 : 20)
+            .iterations(LONG ? 100 : 10)
             .invocationsPerIteration(LONG ? 1_000 : 100)
             .threads(3)
             .actorsPerThread(2)

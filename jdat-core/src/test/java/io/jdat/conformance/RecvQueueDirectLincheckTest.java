@@ -135,7 +135,7 @@ public class RecvQueueDirectLincheckTest
     {
         new ModelCheckingOptions()
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 100 : 15)
+            .iterations(LONG ? 100 : 8)
             .invocationsPerIteration(LONG ? 1_000 : 100)
             .threads(3)
             .actorsPerThread(2)

@@ -113,7 +113,7 @@ public class RecvQueueLincheckTest
     {
         new ModelCheckingOptions()
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 100 : 15)
+            .iterations(LONG ? 100 : 8)
             .invocationsPerIteration(LONG ? 1_000 : 100)
             .threads(3)
             .actorsPerThread(2)

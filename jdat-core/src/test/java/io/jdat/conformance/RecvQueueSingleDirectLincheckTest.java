@@ -121,7 +121,7 @@ public class RecvQueueSingleDirectLincheckTest
     {
         new ModelCheckingOptions()
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 100 : 20)
+            .iterations(LONG ? 100 : 10)
             .invocationsPerIteration(LONG ? 1_000 : 100)
             .threads(3)
             .actorsPerThread(2)

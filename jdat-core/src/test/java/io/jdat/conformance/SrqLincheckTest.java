@@ -101,7 +101,7 @@ public class SrqLincheckTest
     {
         new ModelCheckingOptions()
             .invocationTimeout$lincheck(INVOCATION_TIMEOUT_MS)
-            .iterations(LONG ? 100 : 20)
+            .iterations(LONG ? 100 : 10)
             .invocationsPerIteration(LONG ? 1_000 : 200)
             .threads(3)
             .actorsPerThread(2)
