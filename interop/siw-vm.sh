@@ -85,11 +85,6 @@ umount_rootfs() {
 }
 
 cmd_build() {
-  # one build at a time: a second waits for the first (CI starts one early, in the background),
-  # then finds the image there
-  mkdir -p "$VM"
-  exec 9>"$VM/.build.lock"
-  flock 9
   trap 'umount_rootfs; exit 143' TERM INT
   umount_rootfs
   [[ ${1-} == --force ]] && rm -rf "$VM/rootfs" "$VM/disk.img"
