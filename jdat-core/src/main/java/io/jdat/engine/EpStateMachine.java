@@ -484,18 +484,11 @@ final class EpStateMachine
     void fail(final Connection c, final TerminateInfo send, final WorkRequest culprit, final DtoStatus culpritStatus,
         final boolean abort)
     {
-        fail(c, send, null, culprit, culpritStatus, abort);
-    }
-
-    /** {@link #fail}, with the Terminate the peer sent if that is what broke it. */
-    private void fail(final Connection c, final TerminateInfo send, final TerminateInfo received,
-        final WorkRequest culprit, final DtoStatus culpritStatus, final boolean abort)
-    {
         final Channel ch;
         ep.lock.lock();
         try
         {
-            ch = failLocked(c, send, received, culprit, culpritStatus);
+            ch = failLocked(c, send, null, culprit, culpritStatus);
         }
         finally
         {
