@@ -25,9 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  * compare-and-set looks at {@code consumer} after it and waits while it is set (a store, then a
  * load of the other's word, on each side: at least one sees the other). A consumer that finds the
  * word taken lets go of its own and takes the lock the usual way, so neither waits for the other
- * forever. The consumer's store is still a volatile store, a fence on x86: what it saves is the
- * atomic, not the fence. Two threads posting at once on one endpoint of such an IA (which DAT
- * lets misbehave) can both hold the lock.
+ * forever. The consumer's side has no fence either ({@link AsymmetricFence}): the takers, rare on
+ * such an IA, fence for both sides after their compare-and-set, until they have done so often
+ * enough that the consumer fences for itself from then on ({@link #fenceForConsumer}). Two
+ * threads posting at once on one endpoint of such an IA (which DAT lets misbehave) can both hold
+ * the lock.
  *
  * <p><b>Marks left for the holder.</b> A thread that must not wait for the lock (a channel's
  * thread reporting a message sent, which may hold its port's progress lock) stores its news where
@@ -84,6 +86,22 @@ final class EpLock
     private int holds;
     /** Whether the owner holds it through {@link #consumer} (owner only). */
     private boolean viaConsumer;
+    /** {@link #fences}: the consumer stores and loads with no fence; takers fence for both. */
+    private static final int ASYMMETRIC = 0;
+    /** {@link #fences}: the consumer fences itself from now on, once one more heavy fence is over. */
+    private static final int SWITCHING = 1;
+    /** {@link #fences}: the consumer fences itself; a taker's compare-and-set is the other fence. */
+    private static final int SYMMETRIC = 2;
+    /** Heavy fences a lock's takers make before its consumer fences for itself. */
+    private static final int MAX_HEAVY_FENCES = 16;
+    /**
+     * Who fences the consumer's acquisition of a single-writer IA's lock: {@link #ASYMMETRIC},
+     * {@link #SWITCHING} or {@link #SYMMETRIC} (from the start where {@link AsymmetricFence} has
+     * no heavy fence), never back.
+     */
+    private volatile int fences = AsymmetricFence.ASYMMETRIC ? ASYMMETRIC : SYMMETRIC;
+    /** Heavy fences made so far (counted loosely by the takers). */
+    private int heavyFences;
     /** Raised by {@link #markLeft}: a mark waits to be absorbed; lowered by the thread that absorbs. */
     private volatile int marked;
     /** What the holder absorbs, or null: no marks are ever left. */
@@ -153,7 +171,15 @@ final class EpLock
             holds++;
             return false;
         }
-        consumer = me | PLACING;
+        // a store, then the load of the word with no fence between while the takers fence for
+        // both (fenceForConsumer); a full fence once they stopped doing so
+        CONSUMER.setRelease(this, me | PLACING);
+        // the JIT keeps the loads below after the store (AsymmetricFence#light, without its fence)
+        VarHandle.acquireFence();
+        if (!AsymmetricFence.ASYMMETRIC || fences != ASYMMETRIC)
+        {
+            VarHandle.fullFence();
+        }
         if (word == 0)
         {
             viaConsumer = true;
@@ -203,6 +229,11 @@ final class EpLock
     /** Whether a thread other than the one with id {@code self} holds the lock with {@link #PLACING}. */
     boolean placingByOther(final long self)
     {
+        if (singleWriter)
+        {
+            // the caller's store (the connection's closed mark) before the load of consumer
+            fenceForConsumer();
+        }
         final long w = word;
         if ((w & PLACING) != 0 && (w & ~PLACING) != self)
         {
@@ -324,7 +355,12 @@ final class EpLock
         final long me = Thread.currentThread().threadId();
         while (word == 0 && WORD.compareAndSet(this, 0L, me))
         {
-            if (!singleWriter || consumer == 0)
+            if (!singleWriter)
+            {
+                return true;
+            }
+            fenceForConsumer();
+            if (consumer == 0)
             {
                 return true;
             }
@@ -384,6 +420,30 @@ final class EpLock
     }
 
     /**
+     * A taker's fence between its store (the compare-and-set of {@link #word}, a close's mark)
+     * and its load of {@link #consumer}: the heavy one, which also fences the consumer's side,
+     * while the consumer runs without a fence; after {@link #MAX_HEAVY_FENCES} of them (engine
+     * threads that take this lock often: a transport whose own thread reports each Send) the
+     * consumer fences itself from then on, and the takers' compare-and-set is enough. The mode
+     * changes once: announced ({@link #SWITCHING}), one more heavy fence, so that every later
+     * acquisition of the consumer reads it, then {@link #SYMMETRIC}, which a taker trusts alone.
+     */
+    private void fenceForConsumer()
+    {
+        if (fences == SYMMETRIC)
+        {
+            return;
+        }
+        AsymmetricFence.heavy();
+        if (++heavyFences > MAX_HEAVY_FENCES && fences == ASYMMETRIC)
+        {
+            fences = SWITCHING;
+            AsymmetricFence.heavy();
+            fences = SYMMETRIC;
+        }
+    }
+
+    /**
      * After the compare-and-set took {@link #word}: waits while a single-writer consumer holds the
      * lock through {@link #consumer}, or is about to find the word taken and let go. The consumer
      * never waits for anything while it holds it that a thread here could hold.
@@ -394,6 +454,9 @@ final class EpLock
         {
             return;
         }
+        // the compare-and-set's store before the load of consumer, against the consumer's store
+        // and load with no fence between (lockAsConsumer)
+        fenceForConsumer();
         int spins = 0;
         while (consumer != 0)
         {

@@ -27,6 +27,14 @@ final class EvdWait
 {
     /** Looks at the head's record per round of a spinning {@code dat_evd_wait}. */
     private static final int SPIN_LOOKS = 8;
+    /**
+     * The longest first park of a wait, which needs no {@link AsymmetricFence#heavy}: a direct
+     * mode's placer that published while this thread announced its park, and read the announcement
+     * too early to wake it, had its store in its CPU's store buffer for a few hundred nanoseconds
+     * at most; the re-check after this park sees it. The heavy fence (a system call that interrupts
+     * the other CPUs) is paid only by a wait that parks again, one that had nothing for this long.
+     */
+    private static final long SETTLE_NANOS = 50_000;
 
     private final EvdImpl evd;
     private final IaImpl ia;
@@ -159,6 +167,7 @@ final class EvdWait
         long nextYield = waiter.firstYield(start, yieldEvery, configured);
         boolean gaveWay = false;
         boolean polling = ia.pollsInline;
+        int blocks = 0;
         while (true)
         {
             if (!looksReady(threshold) && !waiter.aborted && evd.waitable && !evd.overflowed
@@ -196,13 +205,25 @@ final class EvdWait
                     }
                     parked = true;
                     inTransport = ia.pollsInline;
+                    // a direct mode's placer publishes, then looks at parked with no fence between
+                    // (RecvRing#placeDirect): a park that may be long fences for both first; the
+                    // first park of a wait is short instead, and what a placer published as this
+                    // thread announced itself is visible when it ends (see SETTLE_NANOS)
+                    final boolean settled = blocks > 0 || !AsymmetricFence.ASYMMETRIC;
+                    if (settled)
+                    {
+                        AsymmetricFence.heavy();
+                    }
+                    blocks++;
+                    final long until = settled ? deadline : Math.min(deadline, now + SETTLE_NANOS);
                     // re-check after announcing the park, so a producer cannot miss us; a ring
                     // that a resize is moving may look empty: no park until the resize is done
                     // (it looks for a parked waiter once it is)
                     if (!readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                     {
                         // block in the transport, making progress there, when it can; else park
-                        if (!(ia.pollsInline && ia.port().awaitProgress(infinite ? Long.MAX_VALUE : deadline - now)))
+                        if (!(ia.pollsInline
+                            && ia.port().awaitProgress(infinite && settled ? Long.MAX_VALUE : until - now)))
                         {
                             inTransport = false;
                             if (polling)
@@ -213,13 +234,13 @@ final class EvdWait
                             }
                             if (!readyNow(threshold) && !evd.resizing && !waiter.aborted && evd.waitable)
                             {
-                                if (infinite)
+                                if (infinite && settled)
                                 {
                                     LockSupport.park(evd);
                                 }
                                 else
                                 {
-                                    LockSupport.parkNanos(evd, deadline - now);
+                                    LockSupport.parkNanos(evd, until - now);
                                 }
                             }
                         }

@@ -4,7 +4,6 @@ import io.jdat.DatEvent;
 import io.jdat.DtoCompletionEventData;
 import io.jdat.DtoStatus;
 import io.jdat.EventNumber;
-import java.lang.invoke.VarHandle;
 
 /**
  * The slots of an endpoint's receive queue: posters claim them without a lock, the one thread
@@ -694,15 +693,18 @@ final class RecvRing extends ClaimedRing
 
     /**
      * Completes the receive at the placer's position into its slot: the completion word, length
-     * and all, with one release store, then a full fence, so that the caller's next look at
-     * {@link #mode} and at the EVD's waiter comes after it. Returns the position. The placer only.
+     * and all, with one release store, then {@link AsymmetricFence#light}, so that the caller's
+     * next look at {@link #mode} and at the EVD's waiter comes after it: the mover
+     * ({@link #closeDirect}) and a waiter that parks ({@link EvdWait}) fence for both. Returns the
+     * position. The placer only.
      */
     long placeDirect(final RecvBuffer b, final long length)
     {
         final long p = (long) COUNTERS.getOpaque(counters, PLACE);
         COUNTERS.setOpaque(counters, PLACE, p + 1);
         b.complete(p, length);
-        VarHandle.fullFence();
+        // no fence instruction: the rare sides fence for both (a waiter about to park, the mover)
+        AsymmetricFence.light();
         return p;
     }
 
@@ -835,6 +837,8 @@ final class RecvRing extends ClaimedRing
         // single consumer's take that then reads mode DIRECT
         mode = MIGRATING;
         final long h = (long) COUNTERS.getAndBitwiseOr(counters, take, MOVED_BIT) & ~MOVED_BIT;
+        // and the fence the placer leaves out (placeDirect)
+        AsymmetricFence.heavy();
         movedFrom = h;
         return h;
     }

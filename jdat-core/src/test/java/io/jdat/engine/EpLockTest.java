@@ -95,6 +95,49 @@ class EpLockTest
         assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
     }
 
+    /**
+     * The consumer takes the lock with no fence while its other takers fence for it
+     * ({@link AsymmetricFence}); once they have done so sixteen times it fences for itself, and
+     * the lock still excludes and is let go by both kinds of taker.
+     */
+    @Test
+    void theConsumerFencesForItselfOnceTheOtherTakersHaveFencedForItSixteenTimes() throws Exception
+    {
+        final java.lang.reflect.Field fences = EpLock.class.getDeclaredField("fences");
+        fences.setAccessible(true);
+        final int symmetric = 2;
+        if (!AsymmetricFence.ASYMMETRIC)
+        {
+            assertEquals(symmetric, fences.getInt(lock), "no heavy fence: the consumer always fences");
+            return;
+        }
+        final Thread engine = Thread.ofPlatform().unstarted(() ->
+        {
+            lock.lock();
+            add();
+            lock.unlock();
+        });
+        for (int i = 0; i < 16; i++)
+        {
+            assertTrue(lock.lockAsConsumer());
+            add();
+            lock.donePlacing();
+            lock.unlock();
+            final Thread t = Thread.ofPlatform().start(engine::run);
+            t.join();
+            assertEquals(0, fences.getInt(lock), "after " + (i + 1) + " takes by another thread");
+        }
+        final Thread seventeenth = Thread.ofPlatform().start(engine::run);
+        seventeenth.join();
+        assertEquals(symmetric, fences.getInt(lock), "from the seventeenth take on, the consumer fences for itself");
+        assertTrue(lock.lockAsConsumer());
+        add();
+        lock.donePlacing();
+        lock.unlock();
+        assertEquals(34, counter);
+        assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
+    }
+
     /** Adds one to the counter in two steps, so that two holders at once lose one. */
     private void add()
     {
