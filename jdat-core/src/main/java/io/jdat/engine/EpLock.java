@@ -31,6 +31,13 @@ import java.util.concurrent.locks.LockSupport;
  * threads posting at once on one endpoint of such an IA (which DAT lets misbehave) can both hold
  * the lock.
  *
+ * <p>On a threadsafe IA's lock, where {@link AsymmetricFence} has its heavy fence, the first
+ * thread to post ({@link #lockToPlace}) becomes the lock's {@link #bias} for good and takes it
+ * the consumer's way from then on; every other thread takes it with the compare-and-set and
+ * fences for the bias as for a consumer. An endpoint posted to from one thread, the usual case,
+ * then posts with no fenced instruction; one posted to from several pays as before, once the
+ * others have fenced for the bias sixteen times.
+ *
  * <p><b>Marks left for the holder.</b> A thread that must not wait for the lock (a channel's
  * thread reporting a message sent, which may hold its port's progress lock) stores its news where
  * the holder can read it (a mark on the message), then calls {@link #markLeft}: that raises
@@ -58,6 +65,7 @@ final class EpLock
     private static final VarHandle WORD;
     private static final VarHandle CONSUMER;
     private static final VarHandle MARKED;
+    private static final VarHandle BIAS;
 
     static
     {
@@ -66,6 +74,7 @@ final class EpLock
             WORD = MethodHandles.lookup().findVarHandle(EpLock.class, "word", long.class);
             CONSUMER = MethodHandles.lookup().findVarHandle(EpLock.class, "consumer", long.class);
             MARKED = MethodHandles.lookup().findVarHandle(EpLock.class, "marked", int.class);
+            BIAS = MethodHandles.lookup().findVarHandle(EpLock.class, "bias", long.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -80,6 +89,16 @@ final class EpLock
      * compare-and-set takers look at {@link #consumer}. Otherwise they never load it.
      */
     private final boolean singleWriter;
+    /**
+     * A threadsafe IA's lock where {@link AsymmetricFence} has a heavy fence: its first poster
+     * becomes its {@link #bias} and takes it through {@link #consumer} as a single-writer IA's
+     * consumer does; every other thread takes it with the compare-and-set, as before.
+     */
+    private final boolean biased;
+    /** {@link #singleWriter} or {@link #biased}: {@link #consumer} may be held, and takers look at it. */
+    private final boolean consumerWord;
+    /** A biased lock's one thread that takes it through {@link #consumer}: its first poster, set once; 0 before. */
+    private volatile long bias;
     /** A single-writer IA's consumer's id, with {@link #PLACING}, while it holds the lock through it; else 0. */
     private volatile long consumer;
     /** How often the owner holds it (read and written by the owner only). */
@@ -137,6 +156,8 @@ final class EpLock
     EpLock(final boolean singleWriter, final Marks marks)
     {
         this.singleWriter = singleWriter;
+        this.biased = !singleWriter && AsymmetricFence.ASYMMETRIC;
+        this.consumerWord = singleWriter || biased;
         this.marks = marks;
     }
 
@@ -152,21 +173,45 @@ final class EpLock
      */
     boolean lockToPlace()
     {
+        final long me = Thread.currentThread().threadId();
+        if (biased)
+        {
+            final long b = bias;
+            if (b == me)
+            {
+                return takeThroughConsumer(me);
+            }
+            if (b == 0)
+            {
+                final boolean placing = acquire(PLACING);
+                // set once, by the first poster, under the word: nobody else writes consumer
+                BIAS.compareAndSet(this, 0L, me);
+                return placing;
+            }
+        }
         return acquire(PLACING);
     }
 
     /**
      * {@link #lockToPlace} for the one consumer thread of a single-writer IA: no read-modify-write
-     * when nobody else holds the lock (a volatile store, then a load).
+     * when nobody else holds the lock (a store, then a load).
      */
     boolean lockAsConsumer()
     {
         if (!singleWriter)
         {
-            return acquire(PLACING);
+            return lockToPlace();
         }
-        final long me = Thread.currentThread().threadId();
-        if (((consumer | word) & ~PLACING) == me)
+        return takeThroughConsumer(Thread.currentThread().threadId());
+    }
+
+    /**
+     * Takes the lock through {@link #consumer}, as the one thread that writes it: a single-writer
+     * IA's consumer, or a biased lock's {@link #bias}.
+     */
+    private boolean takeThroughConsumer(final long me)
+    {
+        if ((consumer & ~PLACING) == me || (word & ~PLACING) == me)
         {
             holds++;
             return false;
@@ -217,7 +262,7 @@ final class EpLock
      */
     boolean heldAsConsumer()
     {
-        return viaConsumer;
+        return viaConsumer && singleWriter;
     }
 
     /** Whether the owner holds {@link #PLACING}. Owner only. */
@@ -229,7 +274,7 @@ final class EpLock
     /** Whether a thread other than the one with id {@code self} holds the lock with {@link #PLACING}. */
     boolean placingByOther(final long self)
     {
-        if (singleWriter)
+        if (consumerWord)
         {
             // the caller's store (the connection's closed mark) before the load of consumer
             fenceForConsumer();
@@ -239,7 +284,7 @@ final class EpLock
         {
             return true;
         }
-        final long c = singleWriter ? consumer : 0;
+        final long c = consumerWord ? consumer : 0;
         return (c & PLACING) != 0 && (c & ~PLACING) != self;
     }
 
@@ -280,7 +325,7 @@ final class EpLock
     void markLeft()
     {
         final long me = Thread.currentThread().threadId();
-        if ((word & ~PLACING) == me || singleWriter && (consumer & ~PLACING) == me)
+        if ((word & ~PLACING) == me || consumerWord && (consumer & ~PLACING) == me)
         {
             // held by this thread: absorb now, under the hold it has
             holds++;
@@ -355,7 +400,7 @@ final class EpLock
         final long me = Thread.currentThread().threadId();
         while (word == 0 && WORD.compareAndSet(this, 0L, me))
         {
-            if (!singleWriter)
+            if (!consumerWord)
             {
                 return true;
             }
@@ -377,7 +422,7 @@ final class EpLock
     private boolean acquire(final long mark)
     {
         final long me = Thread.currentThread().threadId();
-        if (singleWriter && (consumer & ~PLACING) == me)
+        if (consumerWord && (consumer & ~PLACING) == me)
         {
             // held through the consumer's word: taking the other one too would wait for itself
             holds++;
@@ -450,7 +495,7 @@ final class EpLock
      */
     private void awaitConsumer()
     {
-        if (!singleWriter)
+        if (!consumerWord)
         {
             return;
         }

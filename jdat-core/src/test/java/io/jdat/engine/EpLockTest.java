@@ -21,12 +21,28 @@ class EpLockTest
 {
     private static final int ROUNDS = 200_000;
 
-    private final EpLock lock = new EpLock(true);
+    private EpLock lock = new EpLock(true);
     private final AtomicInteger inside = new AtomicInteger();
     private long counter;
 
     @Test
     void theConsumersStoreAndTheEnginesCompareAndSetExcludeEachOther() throws Exception
+    {
+        excludes();
+    }
+
+    /**
+     * On a threadsafe IA's lock the first poster takes the consumer's way (its bias) where the
+     * heavy fence exists, and the other threads, one a poster too, the compare-and-set.
+     */
+    @Test
+    void aThreadsafeLocksFirstPosterAndItsOtherTakersExcludeEachOther() throws Exception
+    {
+        lock = new EpLock(false);
+        excludes();
+    }
+
+    private void excludes() throws Exception
     {
         final CyclicBarrier start = new CyclicBarrier(3);
         final AtomicReference<Throwable> failed = new AtomicReference<>();
