@@ -303,7 +303,15 @@ final class RecvRing extends ClaimedRing
         }
         if (t - (long) COUNTERS.getOpaque(counters, PLACE_CACHE) >= capacity)
         {
-            final long p = (long) COUNTERS.getAcquire(counters, PLACE);
+            // the consumers' position first: never past the placer's (a completion is taken only
+            // once placed, a hole only once passed), and on the line of a poster that also
+            // dequeues; the placer's word, which it writes per message, only when that says no
+            final long h = taken();
+            long p = h;
+            if (t - h >= capacity)
+            {
+                p = (long) COUNTERS.getAcquire(counters, PLACE);
+            }
             COUNTERS.setOpaque(counters, PLACE_CACHE, p);
             if (t - p >= capacity)
             {
