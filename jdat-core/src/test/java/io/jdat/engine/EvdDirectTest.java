@@ -218,6 +218,48 @@ class EvdDirectTest
         assertFalse(direct(serverRecv), "evd_direct=off did not keep the EVD on its ring");
     }
 
+    /**
+     * max_recv_dtos bounds the receives posted and not yet completed, in direct mode too: a post
+     * beyond it is refused, a completion dequeued or only placed makes room for exactly one more.
+     */
+    @Test
+    void aPostBeyondMaxRecvDtosIsRefusedUntilAReceiveCompletes()
+    {
+        open(true, 64);
+        assertTrue(direct(serverRecv));
+        for (long c = 0; c < QUEUE; c++)
+        {
+            postRecv(c);
+        }
+        assertRecvRefused(QUEUE);
+        // completed and dequeued: the consumers' position shows the room
+        send(50);
+        final DatEvent e = new DatEvent();
+        assertEquals(DatStatus.SUCCESS, serverRecv.dequeue(e));
+        expectRecv(e, serverRecv, server, 0, 50, DtoStatus.SUCCESS);
+        postRecv(QUEUE);
+        assertRecvRefused(QUEUE + 1);
+        // completed and not dequeued: only the placer's position shows it
+        send(51);
+        postRecv(QUEUE + 1);
+        assertRecvRefused(QUEUE + 2);
+        assertTrue(direct(serverRecv), "the posts kept the EVD in direct mode");
+    }
+
+    private void assertRecvRefused(final long cookie)
+    {
+        try
+        {
+            postRecv(cookie);
+        }
+        catch (final DatException x)
+        {
+            assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, x.type(), x.toString());
+            return;
+        }
+        throw new AssertionError("receive " + cookie + " was posted beyond max_recv_dtos " + QUEUE);
+    }
+
     @Test
     void receivesCompletedAndNotDequeuedLeaveRoomForAsManyPosts()
     {
