@@ -19,7 +19,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One IA instance on an {@code shm} address: its listeners, attempts and connections, and the
@@ -64,7 +63,7 @@ final class ShmPort extends ThreadedPort
     final ShmTransport transport;
     /** This port's address directory. */
     final Path dir;
-    final ReentrantLock progress = new ReentrantLock();
+    final ProgressLock progress = new ProgressLock();
     private volatile Work[] work = NONE;
     private final Thread io;
     /** The one consumer moving the rings in {@link #awaitProgress}, if any. */
