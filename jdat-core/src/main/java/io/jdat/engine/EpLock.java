@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * the consumer's way from then on; every other thread takes it with the compare-and-set and
  * fences for the bias as for a consumer. An endpoint posted to from one thread, the usual case,
  * then posts with no fenced instruction; one posted to from several pays as before, once the
- * others have fenced for the bias sixteen times.
+ * others have fenced for the bias sixteen times and more often than once per 256 of its takes.
  *
  * <p><b>Marks left for the holder.</b> A thread that must not wait for the lock (a channel's
  * thread reporting a message sent, which may hold its port's progress lock) stores its news where
@@ -111,8 +111,14 @@ final class EpLock
     private static final int SWITCHING = 1;
     /** {@link #fences}: the consumer fences itself; a taker's compare-and-set is the other fence. */
     private static final int SYMMETRIC = 2;
-    /** Heavy fences a lock's takers make before its consumer fences for itself. */
+    /** Heavy fences a lock's takers make, however rare its consumer's takes, before it may fence for itself. */
     private static final int MAX_HEAVY_FENCES = 16;
+    /**
+     * Beyond {@link #MAX_HEAVY_FENCES}: the consumer's takes per heavy fence below which it fences
+     * for itself. A heavy fence costs a system call and an interrupt of every other core running
+     * the process (microseconds); each take it spares the consumer a fence (tens of nanoseconds).
+     */
+    private static final int TAKES_PER_HEAVY = 256;
     /**
      * Who fences the consumer's acquisition of a single-writer IA's lock: {@link #ASYMMETRIC},
      * {@link #SWITCHING} or {@link #SYMMETRIC} (from the start where {@link AsymmetricFence} has
@@ -121,6 +127,8 @@ final class EpLock
     private volatile int fences = AsymmetricFence.ASYMMETRIC ? ASYMMETRIC : SYMMETRIC;
     /** Heavy fences made so far (counted loosely by the takers). */
     private int heavyFences;
+    /** The consumer's takes through {@link #consumer} so far (written by the consumer only; read loosely by takers). */
+    private long consumerTakes;
     /** Raised by {@link #markLeft}: a mark waits to be absorbed; lowered by the thread that absorbs. */
     private volatile int marked;
     /** What the holder absorbs, or null: no marks are ever left. */
@@ -219,6 +227,7 @@ final class EpLock
         // a store, then the load of the word with no fence between while the takers fence for
         // both (fenceForConsumer); a full fence once they stopped doing so
         CONSUMER.setRelease(this, me | PLACING);
+        consumerTakes++;
         // the JIT keeps the loads below after the store (AsymmetricFence#light, without its fence)
         VarHandle.acquireFence();
         if (!AsymmetricFence.ASYMMETRIC || fences != ASYMMETRIC)
@@ -467,9 +476,12 @@ final class EpLock
     /**
      * A taker's fence between its store (the compare-and-set of {@link #word}, a close's mark)
      * and its load of {@link #consumer}: the heavy one, which also fences the consumer's side,
-     * while the consumer runs without a fence; after {@link #MAX_HEAVY_FENCES} of them (engine
+     * while the consumer runs without a fence; once there were more than {@link #MAX_HEAVY_FENCES}
+     * of them and more than one per {@link #TAKES_PER_HEAVY} of the consumer's takes (engine
      * threads that take this lock often: a transport whose own thread reports each Send) the
-     * consumer fences itself from then on, and the takers' compare-and-set is enough. The mode
+     * consumer fences itself from then on, and the takers' compare-and-set is enough. A port's
+     * thread that now and then reports a batch of Sends it wrote for a busy poster stays below
+     * that, and the poster keeps its unfenced takes. The mode
      * changes once: announced ({@link #SWITCHING}), one more heavy fence, so that every later
      * acquisition of the consumer reads it, then {@link #SYMMETRIC}, which a taker trusts alone.
      */
@@ -480,7 +492,8 @@ final class EpLock
             return;
         }
         AsymmetricFence.heavy();
-        if (++heavyFences > MAX_HEAVY_FENCES && fences == ASYMMETRIC)
+        if (++heavyFences > MAX_HEAVY_FENCES && (long) heavyFences * TAKES_PER_HEAVY > consumerTakes
+            && fences == ASYMMETRIC)
         {
             fences = SWITCHING;
             AsymmetricFence.heavy();

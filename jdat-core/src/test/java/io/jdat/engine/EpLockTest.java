@@ -154,6 +154,52 @@ class EpLockTest
         assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
     }
 
+    /**
+     * Takers that fence for the consumer seldom next to its own takes (one in 300 here: a port's
+     * thread that now and then reports a Send for a busy poster) leave it unfenced beyond sixteen;
+     * a run of their takes with none of the consumer's in between makes it fence for itself.
+     */
+    @Test
+    void takersThatFenceSeldomBesideTheConsumersTakesLeaveItUnfenced() throws Exception
+    {
+        final java.lang.reflect.Field fences = EpLock.class.getDeclaredField("fences");
+        fences.setAccessible(true);
+        if (!AsymmetricFence.ASYMMETRIC)
+        {
+            return;
+        }
+        final Runnable engine = () ->
+        {
+            lock.lock();
+            add();
+            lock.unlock();
+        };
+        for (int i = 0; i < 40; i++)
+        {
+            for (int k = 0; k < 300; k++)
+            {
+                assertTrue(lock.lockAsConsumer());
+                add();
+                lock.donePlacing();
+                lock.unlock();
+            }
+            final Thread t = Thread.ofPlatform().start(engine);
+            t.join();
+        }
+        assertEquals(0, fences.getInt(lock), "40 heavy fences beside 12,000 takes of the consumer");
+        for (int i = 0; i < 20; i++)
+        {
+            final Thread t = Thread.ofPlatform().start(engine);
+            t.join();
+        }
+        assertEquals(2, fences.getInt(lock), "60 heavy fences beside 12,000 takes: the consumer fences for itself");
+        assertTrue(lock.lockAsConsumer());
+        add();
+        lock.donePlacing();
+        lock.unlock();
+        assertEquals(40 * 301 + 21, counter);
+    }
+
     /** Adds one to the counter in two steps, so that two holders at once lose one. */
     private void add()
     {
