@@ -49,6 +49,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code jdat perf} baseline), and Aeron IPC ({@code aeron:ipc}, an embedded media driver with a
  * backoff idle strategy, as {@link ShmSideBySide} runs it). The figure is {@code messages}:
  * messages received per second (the sender's and receiver's own call rates are JMH's bookkeeping).
+ * {@code -p window=N} posts N receives for jdat's rows instead of 64 (the receiver still reaps up
+ * to 64 per call), to see what a deeper receive queue buys; issue 11's figures are at 64.
  *
  * <p>Both senders look at their receiver's progress the same way: only when their own view of it
  * says the window is full. The queue's {@code offer} does so inside JCTools (past its cached
@@ -124,12 +126,19 @@ public class MessageRateBenchmark
         }
     }
 
-    /** jdat: two connected endpoints, {@code WINDOW} receives posted. */
+    /**
+     * jdat: two connected endpoints, {@code window} receives posted: 64, as the queue's capacity,
+     * unless {@code -p window=N} asks for a deeper receive queue (the sender then runs up to N
+     * messages ahead of the receiver; Aeron's sender runs up to its term ahead).
+     */
     @State(Scope.Group)
     public static class Jdat
     {
         @Param({"loopback", "shm"})
         String provider;
+        /** Receives posted, so Sends in flight. */
+        @Param({"64"})
+        int window;
         LoopbackRig rig;
         LmrTriplet[] src;
         LmrTriplet[] dst;
@@ -140,10 +149,10 @@ public class MessageRateBenchmark
         @Setup(Level.Trial)
         public void setup()
         {
-            rig = new LoopbackRig(provider, !"loopback".equals(provider), 1 << 16, WINDOW);
+            rig = new LoopbackRig(provider, !"loopback".equals(provider), 1 << 16, window);
             src = new LmrTriplet[] {LmrTriplet.of(rig.clientLmr, 0, SIZE)};
             dst = new LmrTriplet[] {LmrTriplet.of(rig.serverLmr, 4096, SIZE)};
-            for (int i = 0; i < WINDOW; i++)
+            for (int i = 0; i < window; i++)
             {
                 rig.server.postRecv(1, dst, i, 0);
             }
@@ -166,8 +175,8 @@ public class MessageRateBenchmark
     {
         /** Sends posted. */
         long posted;
-        /** Sends the sender may post before it looks at {@link Jdat#reposted} again. */
-        long limit = WINDOW;
+        /** Sends the sender may post before it looks at {@link Jdat#reposted} again (0: look first). */
+        long limit;
     }
 
     /** The sender: a Send if a receive is posted for it. */
@@ -179,7 +188,7 @@ public class MessageRateBenchmark
         if (me.posted == me.limit)
         {
             // the receiver's line, only when the window this sender knew of is used up
-            me.limit = s.reposted.getAcquire() + WINDOW;
+            me.limit = s.reposted.getAcquire() + s.window;
             if (me.posted == me.limit)
             {
                 i.idle();
