@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.testkit.ExclusionProbe;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -15,15 +15,14 @@ import org.junit.jupiter.api.Test;
  * threadsafe IA's posters, some with the send claim) and a single-writer IA's one consumer taking
  * it with a store and a load ({@link EpLock#lockAsConsumer}), each also reentrantly. Every holder
  * counts itself in and out, and adds one to a plain counter in two steps with a pause between
- * them: a second holder at the same time is counted, or loses an increment.
+ * them ({@link ExclusionProbe}): a second holder at the same time is counted, or loses an increment.
  */
 class EpLockTest
 {
     private static final int ROUNDS = 200_000;
 
     private EpLock lock = new EpLock(true);
-    private final AtomicInteger inside = new AtomicInteger();
-    private long counter;
+    private final ExclusionProbe probe = new ExclusionProbe();
 
     @Test
     void theConsumersStoreAndTheEnginesCompareAndSetExcludeEachOther() throws Exception
@@ -46,18 +45,18 @@ class EpLockTest
     {
         final CyclicBarrier start = new CyclicBarrier(3);
         final AtomicReference<Throwable> failed = new AtomicReference<>();
-        final Thread consumer = Thread.ofPlatform().daemon().start(() -> run(start, failed, () ->
+        final Thread consumer = Thread.ofPlatform().daemon().start(() -> ExclusionProbe.run(start, failed, ROUNDS, () ->
         {
             final boolean placing = lock.lockAsConsumer();
             try
             {
                 assertTrue(placing && lock.placing(), "the consumer holds the send claim");
-                add();
+                probe.add();
                 // a nested take, as a post that ends a connection would
                 lock.lock();
                 try
                 {
-                    add();
+                    probe.add();
                 }
                 finally
                 {
@@ -75,7 +74,7 @@ class EpLockTest
         for (int t = 0; t < engine.length; t++)
         {
             final boolean poster = t == 0;
-            engine[t] = Thread.ofPlatform().daemon().start(() -> run(start, failed, () ->
+            engine[t] = Thread.ofPlatform().daemon().start(() -> ExclusionProbe.run(start, failed, ROUNDS, () ->
             {
                 if (poster)
                 {
@@ -87,8 +86,8 @@ class EpLockTest
                 }
                 try
                 {
-                    add();
-                    add();
+                    probe.add();
+                    probe.add();
                 }
                 finally
                 {
@@ -107,7 +106,7 @@ class EpLockTest
             throw new AssertionError(failed.get());
         }
         assertFalse(consumer.isAlive() || engine[0].isAlive() || engine[1].isAlive(), "a thread never got the lock");
-        assertEquals(6L * ROUNDS, counter, "increments were lost: two threads held the lock at once");
+        assertEquals(6L * ROUNDS, probe.count(), "increments were lost: two threads held the lock at once");
         assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
     }
 
@@ -130,13 +129,13 @@ class EpLockTest
         final Thread engine = Thread.ofPlatform().unstarted(() ->
         {
             lock.lock();
-            add();
+            probe.add();
             lock.unlock();
         });
         for (int i = 0; i < 16; i++)
         {
             assertTrue(lock.lockAsConsumer());
-            add();
+            probe.add();
             lock.donePlacing();
             lock.unlock();
             final Thread t = Thread.ofPlatform().start(engine::run);
@@ -147,10 +146,10 @@ class EpLockTest
         seventeenth.join();
         assertEquals(symmetric, fences.getInt(lock), "from the seventeenth take on, the consumer fences for itself");
         assertTrue(lock.lockAsConsumer());
-        add();
+        probe.add();
         lock.donePlacing();
         lock.unlock();
-        assertEquals(34, counter);
+        assertEquals(34, probe.count());
         assertFalse(lock.placingByOther(0), "the lock is free and nobody places");
     }
 
@@ -171,7 +170,7 @@ class EpLockTest
         final Runnable engine = () ->
         {
             lock.lock();
-            add();
+            probe.add();
             lock.unlock();
         };
         for (int i = 0; i < 40; i++)
@@ -179,7 +178,7 @@ class EpLockTest
             for (int k = 0; k < 300; k++)
             {
                 assertTrue(lock.lockAsConsumer());
-                add();
+                probe.add();
                 lock.donePlacing();
                 lock.unlock();
             }
@@ -194,36 +193,10 @@ class EpLockTest
         }
         assertEquals(2, fences.getInt(lock), "60 heavy fences beside 12,000 takes: the consumer fences for itself");
         assertTrue(lock.lockAsConsumer());
-        add();
+        probe.add();
         lock.donePlacing();
         lock.unlock();
-        assertEquals(40 * 301 + 21, counter);
+        assertEquals(40 * 301 + 21, probe.count());
     }
 
-    /** Adds one to the counter in two steps, so that two holders at once lose one. */
-    private void add()
-    {
-        final int n = inside.incrementAndGet();
-        final long c = counter;
-        Thread.onSpinWait();
-        counter = c + 1;
-        inside.decrementAndGet();
-        assertEquals(1, n, "two threads held the lock at once");
-    }
-
-    private static void run(final CyclicBarrier start, final AtomicReference<Throwable> failed, final Runnable step)
-    {
-        try
-        {
-            start.await();
-            for (int i = 0; i < ROUNDS && failed.get() == null; i++)
-            {
-                step.run();
-            }
-        }
-        catch (final Throwable e)
-        {
-            failed.compareAndSet(null, e);
-        }
-    }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.testkit.ExclusionProbe;
 import java.time.Duration;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,9 +25,7 @@ class ProgressLockTest
     private static final int ROUNDS = 200_000;
 
     private final ProgressLock lock = new ProgressLock();
-    private final AtomicInteger inside = new AtomicInteger();
-    /** Incremented in two steps under the lock: two holders at once lose increments. */
-    private long counter;
+    private final ExclusionProbe probe = new ExclusionProbe();
 
     @Test
     void oneHolderAtATimeAmongTryTakersAndAMustTaker() throws Exception
@@ -34,19 +33,19 @@ class ProgressLockTest
         final AtomicReference<Throwable> failed = new AtomicReference<>();
         final AtomicInteger taken = new AtomicInteger();
         final CyclicBarrier start = new CyclicBarrier(3);
-        final Runnable trier = () -> run(start, failed, () ->
+        final Runnable trier = () -> ExclusionProbe.run(start, failed, ROUNDS, () ->
         {
             if (lock.tryLock())
             {
-                add();
+                probe.add();
                 taken.incrementAndGet();
                 lock.unlock();
             }
         });
-        final Runnable must = () -> run(start, failed, () ->
+        final Runnable must = () -> ExclusionProbe.run(start, failed, ROUNDS, () ->
         {
             lock.lock();
-            add();
+            probe.add();
             taken.incrementAndGet();
             lock.unlock();
         });
@@ -60,7 +59,7 @@ class ProgressLockTest
             t.join();
         }
         assertNull(failed.get(), () -> "a holder failed: " + failed.get());
-        assertEquals(taken.get(), counter, "increments were lost: two threads held the lock at once");
+        assertEquals(taken.get(), probe.count(), "increments were lost: two threads held the lock at once");
         assertFalse(lock.isHeldByCurrentThread());
         assertTrue(lock.tryLock(), "free once everybody gave it back");
         lock.unlock();
@@ -105,7 +104,7 @@ class ProgressLockTest
                 for (int i = 0; i < 1_000; i++)
                 {
                     lock.lock();
-                    add();
+                    probe.add();
                     lock.unlock();
                 }
             });
@@ -114,7 +113,7 @@ class ProgressLockTest
         {
             stop.set(true);
         }
-        assertEquals(1_000, counter);
+        assertEquals(1_000, probe.count());
     }
 
     @Test
@@ -157,32 +156,4 @@ class ProgressLockTest
         return got.get();
     }
 
-    private void add()
-    {
-        final int n = inside.incrementAndGet();
-        final long c = counter;
-        Thread.onSpinWait();
-        counter = c + 1;
-        inside.decrementAndGet();
-        if (n != 1)
-        {
-            throw new AssertionError("two threads held the lock at once");
-        }
-    }
-
-    private static void run(final CyclicBarrier start, final AtomicReference<Throwable> failed, final Runnable step)
-    {
-        try
-        {
-            start.await();
-            for (int i = 0; i < ROUNDS && failed.get() == null; i++)
-            {
-                step.run();
-            }
-        }
-        catch (final Throwable e)
-        {
-            failed.compareAndSet(null, e);
-        }
-    }
 }
