@@ -69,8 +69,9 @@ import java.lang.invoke.VarHandle;
  * <p>Notifications: while every event an EVD received notifies (the usual case: only an
  * unsignalled or solicited-wait stream, or a request posted unsignalled, makes events that do not),
  * the notification events queued are the events queued, and the ring counts nothing: a post is
- * one compare-and-set and a publish, a dequeue one compare-and-set, as in a queue. The first event
- * that does not notify finds such a ring unable to take it; the EVD then moves the events, under
+ * one compare-and-set and a publish, a dequeue one compare-and-set (a single consumer's, a
+ * store), as in a queue. The first event that does not notify finds such a ring unable to take
+ * it; the EVD then moves the events, under
  * its lock as a resize does, into a ring of the same length that counts notifications on both
  * sides (two more atomic additions per notifying event), and keeps that ring.
  */
@@ -85,6 +86,13 @@ final class EventRing extends ClaimedRing
 
     // beside the consumers' head and the producers' tail (ClaimedRing's counters)
     private static final int CONSUMED_NOTIFY = 17;
+    /**
+     * A single-consumer ring, on the consumer's line: {@link #MOVE_BEGUN} once a move out of it
+     * began ({@link #moveTo}), {@link #MOVE_OVER} once it ended; 0 before.
+     */
+    private static final int MOVING = 18;
+    private static final long MOVE_BEGUN = 1;
+    private static final long MOVE_OVER = 2;
     private static final int PRODUCED_NOTIFY = 33;
     /** A single-consumer ring: 1 while its consumer thread claims ({@link #claimAsConsumer}). */
     private static final int CLAIMING = 35;
@@ -209,6 +217,9 @@ final class EventRing extends ClaimedRing
      * read-modify-write either ({@link #claimAsConsumer}), other producers with one of their own.
      */
     final boolean singleConsumer;
+    /** A single-consumer ring moved out: the head its move began at and the one it left (read once MOVE_OVER). */
+    private long movedFrom = Long.MAX_VALUE;
+    private long movedTo;
 
     /** A ring for events that all notify (nothing counted), for any number of consumers. */
     EventRing(final int capacity)
@@ -675,7 +686,7 @@ final class EventRing extends ClaimedRing
                 final DtoStatus status = e.status;
                 final long length = e.length;
                 final SrqImpl srq = e.srq;
-                if (!release(h))
+                if (!release(h, evd))
                 {
                     continue;
                 }
@@ -697,7 +708,7 @@ final class EventRing extends ClaimedRing
             final long connQual = e.connQual;
             final Object extra = e.extra;
             final int reason = e.reason;
-            if (!release(h))
+            if (!release(h, evd))
             {
                 continue;
             }
@@ -752,22 +763,44 @@ final class EventRing extends ClaimedRing
 
     /**
      * Gives the slot of {@code head} {@code h}, whose record the caller has read, back to the
-     * producers; false if another consumer took it first. One consumer moves the head by a release
-     * store (everything it read of the record comes before), several by a compare-and-set. A
-     * single-consumer ring that does not count notifications yet also takes the compare-and-set:
-     * any producer's thread may move its events into a counting ring ({@link #moveTo}, taking them
-     * from the head with a compare-and-set) between the consumer's read of a record and its store,
-     * and the consumer would take that record from both rings. Once counting, only the consumer's
-     * own calls (a resize, a free) move or drain the ring.
+     * producers; false if another consumer or a move took it first. Several consumers move the
+     * head by a compare-and-set. One consumer moves it by a release store (everything it read of
+     * the record comes before), then loads {@link #MOVING}, with no fence between: any producer's
+     * thread may move the events of a ring that does not count notifications yet into one that
+     * does ({@link #moveTo}), and the mover stores {@code MOVING} and makes every thread of the
+     * process fence ({@link AsymmetricFence#heavy}) before it reads the head, so at least one of
+     * the two sees the other. A consumer that sees it waits for the move to end (a copy under the
+     * EVD's lock, never a wait) and asks whether it began past its record ({@link #tookBesideMove}).
      */
-    private boolean release(final long h)
+    private boolean release(final long h, final EvdImpl evd)
     {
-        if (singleConsumer && counting)
+        if (!singleConsumer)
         {
-            COUNTERS.setRelease(counters, HEAD, h + 1);
+            return COUNTERS.compareAndSet(counters, HEAD, h, h + 1);
+        }
+        COUNTERS.setRelease(counters, HEAD, h + 1);
+        AsymmetricFence.light();
+        return (long) COUNTERS.getOpaque(counters, MOVING) == 0 || tookBesideMove(h);
+    }
+
+    /**
+     * The one consumer stored the head past {@code h} and then found a move begun: whether the
+     * record it read there is its own (the move began past it) or the move's, in the new ring now.
+     * In the second case its store may have come after the move's, so it puts the head back where
+     * the move left it, and the caller finds this ring empty and looks in the EVD's new one.
+     */
+    private boolean tookBesideMove(final long h)
+    {
+        while ((long) COUNTERS.getAcquire(counters, MOVING) != MOVE_OVER)
+        {
+            Thread.onSpinWait();
+        }
+        if (movedFrom > h)
+        {
             return true;
         }
-        return COUNTERS.compareAndSet(counters, HEAD, h, h + 1);
+        COUNTERS.setVolatile(counters, HEAD, movedTo);
+        return false;
     }
 
     /** The header of a taken event: its number and EVD, and its notification counted as consumed. */
@@ -775,7 +808,16 @@ final class EventRing extends ClaimedRing
     {
         if (notify && counting)
         {
-            COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
+            if (singleConsumer)
+            {
+                // its one writer but for the consumer's own resize and free
+                final long consumed = (long) COUNTERS.getOpaque(counters, CONSUMED_NOTIFY);
+                COUNTERS.setRelease(counters, CONSUMED_NOTIFY, consumed + 1);
+            }
+            else
+            {
+                COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, 1L);
+            }
         }
         event.eventNumber = number;
         if (event.evdHandle != evd)
@@ -851,6 +893,12 @@ final class EventRing extends ClaimedRing
     EventRing moveTo(final int newCapacity, final boolean countNotifications)
     {
         close();
+        if (singleConsumer)
+        {
+            // the consumer's take stores the head, then loads this: see release
+            COUNTERS.setVolatile(counters, MOVING, MOVE_BEGUN);
+            AsymmetricFence.heavy();
+        }
         final EventRing next = new EventRing(newCapacity, counting || countNotifications, singleConsumer);
         long h;
         final long t = tail();
@@ -859,10 +907,14 @@ final class EventRing extends ClaimedRing
             h = head();
             if (h >= t)
             {
+                // nothing moved: a take the consumer made is its own
+                COUNTERS.setRelease(counters, MOVING, MOVE_OVER);
                 return next;
             }
         }
         while (!COUNTERS.compareAndSet(counters, HEAD, h, t));
+        movedFrom = h;
+        movedTo = t;
         long notified = 0;
         for (long p = h; p < t; p++)
         {
@@ -895,6 +947,7 @@ final class EventRing extends ClaimedRing
         {
             COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, notified);
         }
+        COUNTERS.setRelease(counters, MOVING, MOVE_OVER);
         return next;
     }
 }

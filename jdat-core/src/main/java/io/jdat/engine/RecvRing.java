@@ -73,8 +73,9 @@ import io.jdat.EventNumber;
  * move is over then): if {@code head} is past its slot the move took it, else it posts it itself.
  * Each side stores, then looks at the other's word, so at least one of them sees the slot.
  *
- * <p>The one consumer of a single-writer ring takes with no read-modify-write: it reads the slot,
- * stores {@code taken} past it, then reads {@code mode}; the mover stores {@code mode}, then sets
+ * <p>The one consumer of a single-writer ring takes with no read-modify-write and no fence: it
+ * reads the slot, stores {@code taken} past it, then reads {@code mode}; the mover stores
+ * {@code mode}, makes every thread of the process fence ({@link AsymmetricFence#heavy}), then sets
  * MOVED_BIT in {@code taken} (a read-modify-write, once per mode's end). Each stores, then looks
  * at the other's word, so at least one sees the other: a consumer that reads DIRECT took the slot
  * before the move began, and the move starts after it; one that reads another mode takes the
@@ -745,8 +746,11 @@ final class RecvRing extends ClaimedRing
             final long length = b.lengthIn(seq);
             if (singleWriter)
             {
-                // a store, then a load of the mover's word: the mover stores mode, then reads taken
-                COUNTERS.setVolatile(counters, TAKEN, raw + 1);
+                // a store (after the slot's reads), then a load of the mover's word with no fence
+                // between: the mover stores mode and makes this thread fence before it reads taken
+                // (closeDirect, AsymmetricFence)
+                COUNTERS.setRelease(counters, TAKEN, raw + 1);
+                AsymmetricFence.light();
                 if (mode != DIRECT && !tookBesideMove(raw))
                 {
                     return MOVED;
@@ -840,13 +844,13 @@ final class RecvRing extends ClaimedRing
      */
     long closeDirect()
     {
-        // a store, then the consumers' word's read-modify-write (a full fence), then the slots'
-        // reads: a placer that flipped a slot and then reads mode DIRECT is seen here, and so is a
-        // single consumer's take that then reads mode DIRECT
+        // a store, then the fence the placer and a single consumer leave out (placeDirect,
+        // takeDirect), then the consumers' word and the slots: a placer that flipped a slot and
+        // then reads mode DIRECT is seen here, and so is a single consumer's take that then reads
+        // mode DIRECT
         mode = MIGRATING;
-        final long h = (long) COUNTERS.getAndBitwiseOr(counters, take, MOVED_BIT) & ~MOVED_BIT;
-        // and the fence the placer leaves out (placeDirect)
         AsymmetricFence.heavy();
+        final long h = (long) COUNTERS.getAndBitwiseOr(counters, take, MOVED_BIT) & ~MOVED_BIT;
         movedFrom = h;
         return h;
     }
