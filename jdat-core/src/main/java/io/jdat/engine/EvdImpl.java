@@ -166,7 +166,14 @@ final class EvdImpl extends EngineObject implements EventDispatcher
             return postDtoLocked(ep, cookie, status, length, notifies, srq, mayCallAgent);
         }
         r.fillDto(p, ep, cookie, status, length, srq);
-        r.publish(p, notifies);
+        if (byConsumer)
+        {
+            r.publishAsConsumer(p, notifies);
+        }
+        else
+        {
+            r.publish(p, notifies);
+        }
         afterCommit(notifies, mayCallAgent);
         return true;
     }

@@ -91,6 +91,11 @@ final class EventRing extends ClaimedRing
      * began ({@link #moveTo}), {@link #MOVE_OVER} once it ended; 0 before.
      */
     private static final int MOVING = 18;
+    /**
+     * A single-consumer counting ring: the notifying events its consumer's own claims published
+     * ({@link #publishAsConsumer}), one writer, beside the other producers' {@link #PRODUCED_NOTIFY}.
+     */
+    private static final int PRODUCED_BY_CONSUMER = 19;
     private static final long MOVE_BEGUN = 1;
     private static final long MOVE_OVER = 2;
     private static final int PRODUCED_NOTIFY = 33;
@@ -383,7 +388,9 @@ final class EventRing extends ClaimedRing
             return (int) Math.max(0, tail() - h);
         }
         final long consumed = (long) COUNTERS.getVolatile(counters, CONSUMED_NOTIFY);
-        return (int) Math.max(0, (long) COUNTERS.getVolatile(counters, PRODUCED_NOTIFY) - consumed);
+        final long produced = (long) COUNTERS.getVolatile(counters, PRODUCED_NOTIFY)
+            + (long) COUNTERS.getVolatile(counters, PRODUCED_BY_CONSUMER);
+        return (int) Math.max(0, produced - consumed);
     }
 
     // ------------------------------------------------------------------ producers (any thread)
@@ -416,6 +423,20 @@ final class EventRing extends ClaimedRing
     /** Publishes the record of {@code position}, which the caller claimed and filled. */
     void publish(final long position, final boolean notify)
     {
+        publish(position, notify, false);
+    }
+
+    /**
+     * {@link #publish(long, boolean)} by the consumer's thread, of a position it claimed with
+     * {@link #claimAsConsumer}: a single-consumer ring counts its notification with a plain store.
+     */
+    void publishAsConsumer(final long position, final boolean notify)
+    {
+        publish(position, notify, singleConsumer);
+    }
+
+    private void publish(final long position, final boolean notify, final boolean consumersCount)
+    {
         final Entry e = slots[(int) position & mask];
         if (e.notify != notify)
         {
@@ -429,7 +450,15 @@ final class EventRing extends ClaimedRing
         if (notify && counting)
         {
             // counted before it is visible: a consumer never sees the event before its notification
-            COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
+            if (consumersCount)
+            {
+                final long produced = (long) COUNTERS.getOpaque(counters, PRODUCED_BY_CONSUMER);
+                COUNTERS.setRelease(counters, PRODUCED_BY_CONSUMER, produced + 1);
+            }
+            else
+            {
+                COUNTERS.getAndAdd(counters, PRODUCED_NOTIFY, 1L);
+            }
         }
         awaitPublished(position - 1);
         // release: the record before it. No fence: the claim's compare-and-set already put the

@@ -204,4 +204,39 @@ class EventRingTest
         producer.join(5_000);
         assertEquals(null, take(r));
     }
+
+    /**
+     * A single-consumer counting ring counts the notifying events the consumer's thread publishes
+     * apart from the other producers' (a plain store, one writer), and counts them together: a
+     * waiter's threshold and a take that needs a notification see every one, and none once taken.
+     */
+    @Test
+    void aCountingRingCountsTheConsumersNotificationsBesideTheOthers()
+    {
+        final EventRing r = new EventRing(8, true, true);
+        final DatEvent event = new DatEvent();
+        long p = r.claimAsConsumer();
+        r.entry(p).fillSoftware("consumer-1");
+        r.publishAsConsumer(p, true);
+        p = r.claim();
+        r.entry(p).fillSoftware("other-silent");
+        r.publish(p, false);
+        p = r.claim();
+        r.entry(p).fillSoftware("other-1");
+        r.publish(p, true);
+        p = r.claimAsConsumer();
+        r.entry(p).fillSoftware("consumer-silent");
+        r.publishAsConsumer(p, false);
+        assertEquals(2, r.notifications(), "two of the four queued events notify");
+        assertEquals(0, r.take(event, null, 1, true), "a take that needs a notification finds two");
+        assertEquals("consumer-1", event.software.pointer);
+        assertEquals(1, r.notifications());
+        assertEquals(1, r.take(event, null, 1, true));
+        assertEquals(2, r.take(event, null, 1, true));
+        assertEquals("other-1", event.software.pointer);
+        assertEquals(0, r.notifications(), "the last one is silent");
+        assertTrue(r.take(event, null, 1, true) < 0, "no notification left for a take that needs one");
+        assertEquals(3, r.take(event, null, 1, false), "the silent one is still queued");
+        assertEquals(0, r.notifications());
+    }
 }
