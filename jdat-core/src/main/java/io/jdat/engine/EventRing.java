@@ -71,9 +71,9 @@ import java.lang.invoke.VarHandle;
  * the notification events queued are the events queued, and the ring counts nothing: a post is
  * one compare-and-set and a publish, a dequeue one compare-and-set (a single consumer's, a
  * store), as in a queue. The first event that does not notify finds such a ring unable to take
- * it; the EVD then moves the events, under
- * its lock as a resize does, into a ring of the same length that counts notifications on both
- * sides (two more atomic additions per notifying event), and keeps that ring.
+ * it; the EVD then moves the events, under its lock as a resize does, into a ring of the same
+ * length that counts notifications on both sides (two more atomic additions per notifying event,
+ * but for a single consumer's own), and keeps that ring.
  */
 final class EventRing extends ClaimedRing
 {
@@ -715,7 +715,7 @@ final class EventRing extends ClaimedRing
                 final DtoStatus status = e.status;
                 final long length = e.length;
                 final SrqImpl srq = e.srq;
-                if (!release(h, evd))
+                if (!release(h))
                 {
                     continue;
                 }
@@ -737,7 +737,7 @@ final class EventRing extends ClaimedRing
             final long connQual = e.connQual;
             final Object extra = e.extra;
             final int reason = e.reason;
-            if (!release(h, evd))
+            if (!release(h))
             {
                 continue;
             }
@@ -801,7 +801,7 @@ final class EventRing extends ClaimedRing
      * the two sees the other. A consumer that sees it waits for the move to end (a copy under the
      * EVD's lock, never a wait) and asks whether it began past its record ({@link #tookBesideMove}).
      */
-    private boolean release(final long h, final EvdImpl evd)
+    private boolean release(final long h)
     {
         if (!singleConsumer)
         {
@@ -928,6 +928,20 @@ final class EventRing extends ClaimedRing
             COUNTERS.setVolatile(counters, MOVING, MOVE_BEGUN);
             AsymmetricFence.heavy();
         }
+        try
+        {
+            return moveClosed(newCapacity, countNotifications);
+        }
+        finally
+        {
+            // a consumer that saw the move begun waits for this, even after a failure
+            COUNTERS.setRelease(counters, MOVING, MOVE_OVER);
+        }
+    }
+
+    /** {@link #moveTo(int, boolean)} once the ring is closed and a single consumer told. */
+    private EventRing moveClosed(final int newCapacity, final boolean countNotifications)
+    {
         final EventRing next = new EventRing(newCapacity, counting || countNotifications, singleConsumer);
         long h;
         final long t = tail();
@@ -937,7 +951,6 @@ final class EventRing extends ClaimedRing
             if (h >= t)
             {
                 // nothing moved: a take the consumer made is its own
-                COUNTERS.setRelease(counters, MOVING, MOVE_OVER);
                 return next;
             }
         }
@@ -976,7 +989,6 @@ final class EventRing extends ClaimedRing
         {
             COUNTERS.getAndAdd(counters, CONSUMED_NOTIFY, notified);
         }
-        COUNTERS.setRelease(counters, MOVING, MOVE_OVER);
         return next;
     }
 }
