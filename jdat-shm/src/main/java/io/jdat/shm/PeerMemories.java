@@ -37,7 +37,17 @@ final class PeerMemories
             }
         }
         final Arena a = Arena.ofShared();
-        final MemorySegment m = ShmMemory.mapPeer(root, p, s, a);
+        final MemorySegment m;
+        try
+        {
+            m = ShmMemory.mapPeer(root, p, s, a);
+        }
+        catch (final RuntimeException e)
+        {
+            // this process could not map it: the round ends the connection as a local failure
+            a.close();
+            throw e;
+        }
         if (m == null)
         {
             a.close();

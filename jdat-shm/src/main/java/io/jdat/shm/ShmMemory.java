@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -131,6 +132,7 @@ public final class ShmMemory implements AutoCloseable
      * Maps shared memory another process allocated, named by its cookie, under {@code root}.
      *
      * @throws IllegalArgumentException if the cookie names no live shared memory there
+     * @throws io.jdat.DatException DAT_INSUFFICIENT_RESOURCES if it does, but this process cannot map it
      */
     public static ShmMemory open(final Path root, final byte[] cookie)
     {
@@ -262,6 +264,11 @@ public final class ShmMemory implements AutoCloseable
         }
         catch (final io.jdat.DatException e)
         {
+            if (e.type() != io.jdat.DatReturnType.PRIVILEGES_VIOLATION)
+            {
+                // a well-formed file this process could not map: its own trouble, not the peer's
+                throw e;
+            }
             // not a file of this user alone (ShmDirectory.check): as unusable as a missing one
             return null;
         }
@@ -272,7 +279,9 @@ public final class ShmMemory implements AutoCloseable
      * Maps a shared memory file whose header and size agree; null otherwise.
      *
      * @throws io.jdat.DatException DAT_PRIVILEGES_VIOLATION if the file is a link, or not this
-     *     user's alone ({@link ShmDirectory#check})
+     *     user's alone ({@link ShmDirectory#check}); DAT_INSUFFICIENT_RESOURCES if its header and
+     *     size agree but this process cannot map it (address space, map count, a file system that
+     *     does not map)
      */
     private static MemorySegment map(final Path path, final FileChannel.MapMode mode, final Arena arena)
     {
@@ -289,11 +298,24 @@ public final class ShmMemory implements AutoCloseable
                 try (FileChannel fc = ShmDirectory.openFile(path, false))
                 {
                     final long size = fc.size();
-                    if (size <= HEADER)
+                    if (size <= HEADER || !headerAgrees(fc, size))
                     {
                         return null;
                     }
-                    final MemorySegment file = fc.map(mode, 0, size, arena);
+                    final MemorySegment file;
+                    try
+                    {
+                        file = fc.map(mode, 0, size, arena);
+                    }
+                    catch (final ClosedByInterruptException e)
+                    {
+                        throw e;
+                    }
+                    catch (final IOException | UnsupportedOperationException e)
+                    {
+                        throw ShmDirectory.resources("cannot map " + path + " (" + size + " bytes)",
+                            e instanceof IOException io ? io : new IOException(e));
+                    }
                     if (file.get(ValueLayout.JAVA_LONG, 0) != MAGIC || file.get(ValueLayout.JAVA_INT, 8) != VERSION
                         || file.get(ValueLayout.JAVA_LONG, 32) != size - HEADER)
                     {
@@ -305,10 +327,28 @@ public final class ShmMemory implements AutoCloseable
         }
         catch (final IOException | UnsupportedOperationException e)
         {
-            // gone, unreadable, or on a file system that cannot be mapped: not usable shared
-            // memory, which the caller answers as it does a bad header (a reference into it fails)
+            // gone or unreadable: not usable shared memory, which the caller answers as it does a
+            // bad header (a reference into it fails)
             return null;
         }
+    }
+
+    /**
+     * Whether the header read from {@code fc} names this format and {@code size}: read before the
+     * file is mapped, so that a failure to map a file that agrees is this process's, and one that
+     * does not is the file's.
+     */
+    private static boolean headerAgrees(final FileChannel fc, final long size) throws IOException
+    {
+        final ByteBuffer b = ByteBuffer.allocate(40).order(ByteOrder.nativeOrder());
+        while (b.hasRemaining())
+        {
+            if (fc.read(b, b.position()) <= 0)
+            {
+                return false;
+            }
+        }
+        return b.getLong(0) == MAGIC && b.getInt(8) == VERSION && b.getLong(32) == size - HEADER;
     }
 
     /** Whether a shared memory file's creator is dead (or the file is not one). */

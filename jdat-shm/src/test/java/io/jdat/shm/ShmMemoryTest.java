@@ -116,4 +116,44 @@ class ShmMemoryTest
             assertEquals(DatReturnType.INVALID_STATE, wrongCookie.status().type());
         }
     }
+
+    /**
+     * A peer's memory file whose header and size agree but which this process cannot map (here a
+     * sparse file larger than a process's address space) is this process's failure,
+     * DAT_INSUFFICIENT_RESOURCES naming the file, which ends the connection as a local one; a file
+     * whose header does not agree is the peer's, a framing error, as before.
+     */
+    @Test
+    void aFileThatAgreesButCannotBeMappedIsALocalFailureNotThePeers() throws Exception
+    {
+        Files.createDirectories(memoryDir(), PosixFilePermissions.asFileAttribute(
+            PosixFilePermissions.fromString("rwx------")));
+        final int pid = (int) ProcessHandle.current().pid();
+        final long huge = 1L << 50;
+        final Path agrees = plant(pid, 900_001, huge, huge);
+        final Path lies = plant(pid, 900_002, huge, 4096);
+        final PeerMemories peer = new PeerMemories(dir);
+        final DatException local = assertThrows(DatException.class, () -> peer.map(pid, 900_001));
+        assertEquals(DatReturnType.INSUFFICIENT_RESOURCES, local.type());
+        assertTrue(local.getMessage().contains(agrees.getFileName().toString()), local.getMessage());
+        final Corrupt framing = assertThrows(Corrupt.class, () -> peer.map(pid, 900_002));
+        assertTrue(framing.getMessage().contains("m-" + pid + "-900002"), framing.getMessage());
+        assertTrue(Files.exists(lies));
+    }
+
+    /** A memory file m-PID-SEQ of {@code size} bytes after the header (sparse), its header saying {@code said}. */
+    private Path plant(final int pid, final int seq, final long size, final long said) throws Exception
+    {
+        final Path file = memoryDir().resolve(ShmMemory.fileName(pid, seq));
+        final ByteBuffer b = ByteBuffer.allocate(40).order(ByteOrder.nativeOrder());
+        b.putLong(0, ShmMemory.MAGIC).putInt(8, ShmMemory.VERSION).putLong(16, pid).putLong(24, 0).putLong(32, said);
+        try (java.nio.channels.FileChannel fc = java.nio.channels.FileChannel.open(file,
+            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE))
+        {
+            fc.write(b, 0);
+            fc.write(ByteBuffer.allocate(1), ShmMemory.HEADER + size - 1);
+        }
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
 }
